@@ -1,0 +1,52 @@
+"""course_lib: the helper library of the MCP tool-annotations course.
+
+It hides plumbing only (starting servers, turning tool lists into tables, grading);
+the line a lesson teaches stays in the notebook. Public names are listed in `__all__`.
+"""
+
+from __future__ import annotations
+
+from .annotations import (
+    FIELDS,
+    HINTS,
+    NOT_MEANINGFUL,
+    EffectiveHints,
+    Finding,
+    Profile,
+    check_annotations,
+    classify,
+    declared,
+    display_title,
+    effective,
+    fields_table,
+)
+from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
+from .environment import environment_report
+from .tables import as_tools, tools_table
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FIELDS",
+    "HINTS",
+    "NOT_MEANINGFUL",
+    "ConnectError",
+    "EffectiveHints",
+    "Finding",
+    "Profile",
+    "__version__",
+    "as_tools",
+    "call_tool_sync",
+    "check_annotations",
+    "classify",
+    "connect",
+    "declared",
+    "display_title",
+    "effective",
+    "environment_report",
+    "fields_table",
+    "list_tools_sync",
+    "python_command",
+    "run_sync",
+    "tools_table",
+]

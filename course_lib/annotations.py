@@ -1,0 +1,292 @@
+"""Tool annotations: the five fields, the spec's defaults, risk profiles and a sanity check.
+
+Everything here is read from, or checked against, the installed `mcp` SDK:
+`FIELDS` is parsed from the source of `mcp.types.ToolAnnotations`, so when the
+SDK changes a field or a default, this module (and the lessons) see it.
+
+Introduced in: notebooks/00_start_here.ipynb; taught in 01_fields to 03_combinations.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from mcp.types import Tool, ToolAnnotations
+
+__all__ = [
+    "FIELDS",
+    "HINTS",
+    "NOT_MEANINGFUL",
+    "EffectiveHints",
+    "Field",
+    "Finding",
+    "Profile",
+    "check_annotations",
+    "classify",
+    "declared",
+    "display_title",
+    "effective",
+    "fields_table",
+]
+
+NOT_MEANINGFUL = "n/a"
+"""Effective value of `destructiveHint` / `idempotentHint` when `readOnlyHint` is true."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of `ToolAnnotations`, as the installed SDK defines it."""
+
+    wire_name: str  # camelCase, as sent in JSON
+    attribute: str  # snake_case, as used in Python (SDK 2)
+    type: str  # "str" or "bool"
+    default: bool | None  # the spec default a client applies when the field is absent
+    meaning: str  # the SDK's own doc comment, defaults line removed
+    only_when_not_read_only: bool  # "meaningful only when readOnlyHint == false"
+
+
+def _read_fields() -> tuple[Field, ...]:
+    """Parse `ToolAnnotations`' attribute doc comments from the installed SDK's source."""
+    source = textwrap.dedent(inspect.getsource(ToolAnnotations))
+    body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for stmt, following in zip(body, body[1:]):
+        if (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[stmt.target.id] = inspect.cleandoc(following.value.value)
+
+    fields = []
+    for attribute, info in ToolAnnotations.model_fields.items():
+        doc = docs.get(attribute, "")
+        match = re.search(r"^Default:\s*(true|false)\s*$", doc, flags=re.MULTILINE | re.IGNORECASE)
+        default = None if match is None else match.group(1).lower() == "true"
+        meaning = re.sub(r"\s*^Default:.*$", "", doc, flags=re.MULTILINE).strip()
+        meaning = " ".join(meaning.split())
+        is_bool = info.annotation is not None and bool in getattr(info.annotation, "__args__", ())
+        fields.append(
+            Field(
+                wire_name=info.alias or attribute,
+                attribute=attribute,
+                type="bool" if is_bool else "str",
+                default=default,
+                meaning=meaning,
+                only_when_not_read_only="meaningful only when" in meaning,
+            )
+        )
+    return tuple(fields)
+
+
+FIELDS: tuple[Field, ...] = _read_fields()
+"""The fields of `ToolAnnotations` in the installed SDK, in declaration order."""
+
+HINTS: tuple[str, ...] = tuple(f.wire_name for f in FIELDS if f.type == "bool")
+"""Wire names of the boolean hints, e.g. ``("readOnlyHint", "destructiveHint", ...)``."""
+
+_BY_WIRE = {f.wire_name: f for f in FIELDS}
+_BY_ATTR = {f.attribute: f for f in FIELDS}
+
+
+def fields_table() -> Any:
+    """Return the annotation fields as a pandas DataFrame (wire name, attribute, type, default, meaning)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "field (wire)": f.wire_name,
+            "SDK attribute": f.attribute,
+            "type": f.type,
+            "default when absent": "none" if f.default is None else f.default,
+            "meaning": f.meaning,
+        }
+        for f in FIELDS
+    ]
+    return pd.DataFrame(rows).set_index("field (wire)")
+
+
+def declared(annotations: Any) -> dict[str, Any]:
+    """Return the annotation values exactly as declared, keyed by wire name.
+
+    Accepts a `ToolAnnotations`, a `Tool` (its `.annotations` are used), a mapping
+    with wire (camelCase) or attribute (snake_case) keys, or `None` (no annotations).
+    An absent field maps to `None`: absent is not the same as `False`.
+
+    Raises:
+        ValueError: an unknown field, a non-boolean hint or a non-string title.
+    """
+    if annotations is None:
+        return {f.wire_name: None for f in FIELDS}
+    if isinstance(annotations, Tool):
+        return declared(annotations.annotations)
+    if isinstance(annotations, ToolAnnotations):
+        return {f.wire_name: getattr(annotations, f.attribute) for f in FIELDS}
+    if not isinstance(annotations, Mapping):
+        raise ValueError(
+            f"annotations must be a ToolAnnotations, a Tool, a dict or None, not {type(annotations).__name__}"
+        )
+    values: dict[str, Any] = {f.wire_name: None for f in FIELDS}
+    for key, value in annotations.items():
+        field = _BY_WIRE.get(key) or _BY_ATTR.get(key)
+        if field is None:
+            known = ", ".join(f.wire_name for f in FIELDS)
+            raise ValueError(f"unknown annotation field {key!r}: the spec defines only {known}")
+        if value is not None:
+            if field.type == "bool" and not isinstance(value, bool):
+                raise ValueError(
+                    f"{field.wire_name} must be true, false or absent (None), not {value!r} "
+                    f"({type(value).__name__}); hints are booleans, strings like 'yes' are not accepted"
+                )
+            if field.type == "str" and not isinstance(value, str):
+                raise ValueError(f"{field.wire_name} must be a string, not {value!r} ({type(value).__name__})")
+        values[field.wire_name] = value
+    return values
+
+
+@dataclass(frozen=True)
+class EffectiveHints:
+    """The four hints after the spec's defaults are applied.
+
+    `destructive` and `idempotent` are `NOT_MEANINGFUL` ("n/a") when `read_only` is true,
+    as the spec says they are meaningful only when `readOnlyHint` is false.
+    """
+
+    read_only: bool
+    destructive: bool | str
+    idempotent: bool | str
+    open_world: bool
+
+    def as_wire(self) -> dict[str, bool | str]:
+        """Return the values keyed by wire name."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+
+def effective(annotations: Any) -> EffectiveHints:
+    """Apply the spec's defaults to absent hints.
+
+    An unannotated tool is not read-only, possibly destructive, not idempotent and
+    open-world: the most dangerous reading, on purpose.
+    """
+    values = declared(annotations)
+
+    def value(wire: str) -> bool:
+        v = values[wire]
+        return _BY_WIRE[wire].default if v is None else v  # type: ignore[return-value]
+
+    read_only = value("readOnlyHint")
+    return EffectiveHints(
+        read_only=read_only,
+        destructive=NOT_MEANINGFUL if read_only else value("destructiveHint"),
+        idempotent=NOT_MEANINGFUL if read_only else value("idempotentHint"),
+        open_world=value("openWorldHint"),
+    )
+
+
+class Profile(str, Enum):
+    """The four risk profiles the course sorts every tool into (by its effective hints)."""
+
+    READ_ONLY = "read-only"
+    ADDITIVE = "additive"
+    IDEMPOTENT_WRITE = "idempotent write"
+    DESTRUCTIVE = "destructive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def classify(annotations: Any) -> Profile:
+    """Return the risk profile of a tool from its effective hints.
+
+    read-only: `readOnlyHint` true. destructive: may delete or overwrite (retry-safe
+    or not). additive: only adds, not idempotent. idempotent write: only adds or
+    sets, repeating changes nothing more. `openWorldHint` is a separate axis.
+    """
+    eff = effective(annotations)
+    if eff.read_only:
+        return Profile.READ_ONLY
+    if eff.destructive:
+        return Profile.DESTRUCTIVE
+    return Profile.IDEMPOTENT_WRITE if eff.idempotent else Profile.ADDITIVE
+
+
+def display_title(tool: Tool | Mapping[str, Any]) -> str:
+    """Return the name a UI should show, by the spec's precedence: `title`, then `annotations.title`, then `name`."""
+    if isinstance(tool, Mapping):
+        tool = Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+    annotation_title = tool.annotations.title if tool.annotations else None
+    return tool.title or annotation_title or tool.name
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found by `check_annotations`."""
+
+    tool: str
+    severity: str  # "contradiction", "suspicious", "ignored" or "missing"
+    field: str
+    message: str
+
+
+_READ_VERBS = re.compile(r"^(get|read|list|search|find|fetch|show|describe|query|lookup|view|count|inspect)(_|$)")
+_WRITE_VERBS = re.compile(
+    r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset|"
+    r"write|set|update|create|append|add|insert|send|post|put|upload|move|rename|execute|run)(_|$)"
+)
+_DESTRUCTIVE_VERBS = re.compile(r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset)(_|$)")
+
+
+def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
+    """Report contradictory or suspicious declarations on one tool.
+
+    Looks only at what the server declared (name and annotations); it cannot see
+    what the tool really does, so every finding is a question for a human, not a verdict.
+    """
+    if isinstance(tool, Mapping):
+        tool = Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+    values = declared(tool.annotations)
+    name = tool.name
+    lowered = name.lower()
+    findings: list[Finding] = []
+
+    def add(severity: str, field: str, message: str) -> None:
+        findings.append(Finding(name, severity, field, message))
+
+    read_only = values["readOnlyHint"]
+    if read_only is True:
+        for wire in ("destructiveHint", "idempotentHint"):
+            if values[wire] is not None:
+                add(
+                    "ignored",
+                    wire,
+                    f"{wire}={values[wire]} is ignored: it is meaningful only when readOnlyHint is false",
+                )
+        if values["destructiveHint"] is True:
+            add("contradiction", "destructiveHint", "declared read-only and destructive at once")
+        if _WRITE_VERBS.match(lowered):
+            add("suspicious", "readOnlyHint", f"declared read-only, but the name {name!r} sounds like it changes state")
+    if read_only is None and _READ_VERBS.match(lowered):
+        add(
+            "missing",
+            "readOnlyHint",
+            f"{name!r} sounds read-only but does not say readOnlyHint: true; clients will treat it as a possibly destructive write",
+        )
+    if values["destructiveHint"] is False and _DESTRUCTIVE_VERBS.match(lowered) and read_only is not True:
+        add("suspicious", "destructiveHint", f"declared additive (destructiveHint: false), but {name!r} sounds destructive")
+    if values["openWorldHint"] is None:
+        add("missing", "openWorldHint", "openWorldHint is absent, so the spec default applies: open world (output untrusted)")
+    return findings

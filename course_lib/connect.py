@@ -1,0 +1,135 @@
+"""Connecting to MCP servers: in-process (no subprocess) or over stdio, async or sync.
+
+The one place that knows how the SDK opens a connection. Lessons keep the
+`list_tools()` / `call_tool()` lines visible; this module only picks the target.
+
+Introduced in: notebooks/00_start_here.ipynb
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult, Tool
+
+__all__ = [
+    "ConnectError",
+    "Target",
+    "call_tool_sync",
+    "connect",
+    "list_tools_sync",
+    "python_command",
+    "run_sync",
+]
+
+T = TypeVar("T")
+Target = Any
+"""What `connect` accepts: a server object, a command list or string, or `StdioServerParameters`."""
+
+
+class ConnectError(RuntimeError):
+    """A server could not be started or did not answer as an MCP server."""
+
+
+def python_command(*args: str) -> list[str]:
+    """Return a command that runs this Python (the course's environment) with `args`."""
+    return [sys.executable, *args]
+
+
+def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: dict[str, str] | None) -> StdioServerParameters:
+    if isinstance(target, StdioServerParameters):
+        return target
+    argv = shlex.split(target) if isinstance(target, str) else list(target)
+    if not argv:
+        raise ValueError("the command to start the server is empty: give a program and its arguments")
+    program = argv[0]
+    if shutil.which(program) is None and not os.path.exists(program):
+        raise ConnectError(f"cannot start {program!r}: no such program on PATH; check the spelling or install it")
+    merged = dict(os.environ)  # the SDK's default env is a small allow-list; the course wants PATH etc. as the user has them
+    merged.update(env or {})
+    return StdioServerParameters(command=program, args=argv[1:], env=merged)
+
+
+def _errlog() -> Any:
+    # Inside a Jupyter kernel `sys.stderr` has no file descriptor, and the SDK hands it to the
+    # subprocess; the real process stderr always has one (see notebook-testing-and-grading.md §1.9).
+    return sys.__stderr__ if sys.__stderr__ is not None else open(os.devnull, "w")  # noqa: SIM115
+
+
+@asynccontextmanager
+async def connect(
+    target: Target,
+    *,
+    mode: str = "auto",
+    env: dict[str, str] | None = None,
+    **client_options: Any,
+) -> AsyncIterator[Client]:
+    """Open an MCP client session to `target` and yield the connected `mcp.Client`.
+
+    `target` is a server object (`MCPServer` or low-level `Server`), connected
+    in-process with no subprocess and no JSON-RPC framing; or a command (a list such
+    as ``["python", "-m", "course_lib", "serve", "file-ops"]``, a shell-style string, or
+    `StdioServerParameters`), started as a subprocess and spoken to over stdio.
+    `mode` is the SDK's connect mode: "auto" (try the 2026 discovery, else the
+    handshake) or "legacy" (the pre-2026 `initialize` handshake).
+
+    Use it with ``async with connect(server) as client:`` in a notebook cell.
+    """
+    if isinstance(target, (str, list, tuple, StdioServerParameters)):
+        params = _stdio_parameters(target, env)
+        transport: Any = stdio_client(params, errlog=_errlog())
+        async with Client(transport, mode=mode, **client_options) as client:
+            yield client
+    else:
+        async with Client(target, mode=mode, **client_options) as client:
+            yield client
+
+
+def run_sync(coroutine_function: Callable[[], Awaitable[T]]) -> T:
+    """Run an async function to completion from synchronous code and return its result.
+
+    Works in a plain script (no event loop yet) and inside a running Jupyter kernel,
+    whose loop is already running: there `anyio.run()`/`asyncio.run()` refuse to
+    nest, so the kernel's loop is patched once with `nest_asyncio` and re-entered.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_call(coroutine_function))
+    import nest_asyncio
+
+    nest_asyncio.apply(loop)
+    return loop.run_until_complete(_call(coroutine_function))
+
+
+async def _call(coroutine_function: Callable[[], Awaitable[T]]) -> T:
+    return await coroutine_function()
+
+
+def list_tools_sync(target: Target, **connect_options: Any) -> list[Tool]:
+    """Connect to `target`, list its tools and return them (synchronous)."""
+
+    async def work() -> list[Tool]:
+        async with connect(target, **connect_options) as client:
+            return list((await client.list_tools()).tools)
+
+    return run_sync(work)
+
+
+def call_tool_sync(target: Target, name: str, arguments: dict[str, Any] | None = None, **connect_options: Any) -> CallToolResult:
+    """Connect to `target`, call one tool and return its `CallToolResult` (synchronous)."""
+
+    async def work() -> CallToolResult:
+        async with connect(target, **connect_options) as client:
+            return await client.call_tool(name, arguments or {})
+
+    return run_sync(work)

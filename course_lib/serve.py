@@ -1,0 +1,31 @@
+"""``python -m course_lib serve NAME --root DIR``: run a demo server over stdio for a real MCP client."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .servers import SERVERS, build
+
+HELP = "run one of the course's demo MCP servers over stdio (for Claude Code, the MCP Inspector, ...)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", choices=sorted(SERVERS), help="which demo server to run")
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="sandbox folder the server may use (created if missing; default: a new temporary folder)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        server = build(args.name, root=args.root)
+    except (ValueError, OSError) as exc:
+        print(f"course_lib serve: {exc}", file=sys.stderr)
+        return 2
+    # stdout carries the protocol; anything for humans goes to stderr
+    print(f"{args.name}: serving over stdio, sandbox {server.sandbox.root}", file=sys.stderr)
+    server.run("stdio")
+    return 0

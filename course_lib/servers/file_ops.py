@@ -1,0 +1,133 @@
+"""The "annotated-file-ops" demo server: four tools, four risk profiles, honest annotations.
+
+| tool         | profile          | readOnly | destructive | idempotent | openWorld |
+|--------------|------------------|----------|-------------|------------|-----------|
+| read_file    | read-only        | true     | (n/a)       | (n/a)      | false     |
+| append_text  | additive         | false    | false       | false      | false     |
+| set_value    | idempotent write | false    | false       | true       | false     |
+| delete_file  | destructive      | false    | true        | true       | false     |
+
+Every path stays inside the sandbox folder (`root`). Run it for a real client with
+``python -m course_lib serve file-ops --root DIR``.
+
+Introduced in: notebooks/00_start_here.ipynb
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from ._sandbox import Sandbox
+
+__all__ = ["MAX_READ_BYTES", "NAME", "KeyValueStore", "build_server"]
+
+NAME = "annotated-file-ops"
+MAX_READ_BYTES = 1_000_000
+
+
+@dataclass
+class KeyValueStore:
+    """An in-memory store that keeps every value ever set, so setting never destroys data."""
+
+    history: dict[str, list[str]] = field(default_factory=dict)
+
+    def get(self, key: str) -> str | None:
+        values = self.history.get(key)
+        return values[-1] if values else None
+
+    def set(self, key: str, value: str) -> bool:
+        """Set `key` to `value`; return False (a no-op) when it already holds that value."""
+        if self.get(key) == value:
+            return False
+        self.history.setdefault(key, []).append(value)
+        return True
+
+
+def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
+    """Build a fresh file-ops server working in the sandbox folder `root`.
+
+    `root` defaults to a new temporary folder. The returned server carries
+    `server.sandbox` (the `Sandbox`, whose `.root` is the folder) and `server.store`
+    (the in-memory key-value store behind `set_value`).
+    """
+    sandbox = Sandbox(root, prefix="file-ops-")
+    store = KeyValueStore()
+    server = MCPServer(
+        NAME,
+        instructions="Reads, appends to and deletes text files in one sandbox folder; keeps a small key-value store.",
+        log_level="WARNING",
+    )
+
+    @server.tool(
+        title="Read a text file",
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    def read_file(path: str) -> str:
+        """Return the text of a UTF-8 file in the sandbox."""
+        target = sandbox.resolve(path, must_exist=True)
+        if target.is_dir():
+            raise ToolError(f"{path!r} is a folder, not a file")
+        if target.stat().st_size > MAX_READ_BYTES:
+            raise ToolError(f"{path!r} is larger than {MAX_READ_BYTES} bytes; this tool reads small text files only")
+        try:
+            return target.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{path!r} is not UTF-8 text") from None
+
+    @server.tool(
+        title="Append text to a file",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        ),
+    )
+    def append_text(path: str, text: str) -> str:
+        """Append `text` to a file in the sandbox, creating the file if needed. Existing text is kept."""
+        target = sandbox.resolve(path)
+        if target.is_dir():
+            raise ToolError(f"{path!r} is a folder, not a file")
+        if not target.parent.is_dir():
+            raise ToolError(f"the folder for {path!r} does not exist in the sandbox")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(target, flags, 0o644), "a", encoding="utf-8") as handle:
+            handle.write(text)
+        return f"appended {len(text)} characters to {sandbox.relative(target)}"
+
+    @server.tool(
+        title="Set a value",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+    )
+    def set_value(key: str, value: str) -> str:
+        """Set `key` to `value` in the server's key-value store. Earlier values are kept in its history."""
+        if not key:
+            raise ToolError("key is empty: give a name such as 'owner'")
+        if store.set(key, value):
+            return f"{key} = {value!r}"
+        return f"{key} already is {value!r}: nothing changed"
+
+    @server.tool(
+        title="Delete a file",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        ),
+    )
+    def delete_file(path: str) -> str:
+        """Delete a file in the sandbox. Deleting a file that is already gone is not an error."""
+        target = sandbox.resolve(path)
+        if not target.exists():
+            return f"{path} does not exist: nothing to delete"
+        if target.is_dir():
+            raise ToolError(f"{path!r} is a folder; this tool deletes files only")
+        target.unlink()
+        return f"deleted {path}"
+
+    server.sandbox = sandbox  # type: ignore[attr-defined]
+    server.store = store  # type: ignore[attr-defined]
+    return server
+
