@@ -17,9 +17,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+import anyio
+
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, Tool
+
+if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
+    from exceptiongroup import BaseExceptionGroup
 
 __all__ = [
     "ConnectError",
@@ -71,6 +76,7 @@ async def connect(
     *,
     mode: str = "auto",
     env: dict[str, str] | None = None,
+    timeout: float | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Client]:
     """Open an MCP client session to `target` and yield the connected `mcp.Client`.
@@ -80,18 +86,55 @@ async def connect(
     as ``["python", "-m", "course_lib", "serve", "file-ops"]``, a shell-style string, or
     `StdioServerParameters`), started as a subprocess and spoken to over stdio.
     `mode` is the SDK's connect mode: "auto" (try the 2026 discovery, else the
-    handshake) or "legacy" (the pre-2026 `initialize` handshake).
+    handshake) or "legacy" (the pre-2026 `initialize` handshake). `timeout` bounds the
+    whole session in seconds (start, handshake and everything done inside the block).
 
     Use it with ``async with connect(server) as client:`` in a notebook cell.
+
+    Raises:
+        ConnectError: the command could not be started, did not speak MCP, or the
+            session did not finish within `timeout`.
     """
-    if isinstance(target, (str, list, tuple, StdioServerParameters)):
+    stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
+    if stdio:
         params = _stdio_parameters(target, env)
-        transport: Any = stdio_client(params, errlog=_errlog())
-        async with Client(transport, mode=mode, **client_options) as client:
-            yield client
+        label = shlex.join([params.command, *params.args])
+        client = Client(stdio_client(params, errlog=_errlog()), mode=mode, **client_options)
     else:
-        async with Client(target, mode=mode, **client_options) as client:
+        label = getattr(target, "name", type(target).__name__)
+        client = Client(target, mode=mode, **client_options)
+
+    with anyio.move_on_after(timeout) as scope:
+        try:
+            await client.__aenter__()
+        except Exception as exc:
+            raise ConnectError(_describe_failure(label, exc, stdio)) from None
+        try:
             yield client
+        finally:
+            await client.__aexit__(None, None, None)
+    if scope.cancelled_caught:
+        raise ConnectError(
+            f"`{label}` did not finish within {timeout:g} s; a program that never answers is not an MCP "
+            "server on stdio (or it is waiting for something: check that it runs on its own in a terminal)"
+        )
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _describe_failure(label: str, exc: BaseException, stdio: bool) -> str:
+    causes = "; ".join(f"{type(e).__name__}: {e}" for e in _leaves(exc))
+    if stdio:
+        return (
+            f"could not open an MCP session with `{label}` ({causes}). The program started but did not "
+            "complete the MCP handshake on stdio: it may have exited, printed something other than MCP "
+            "JSON-RPC on stdout, or not be an MCP server at all. Run it alone in a terminal to see its errors."
+        )
+    return f"could not open an in-process MCP session with `{label}` ({causes})"
 
 
 def run_sync(coroutine_function: Callable[[], Awaitable[T]]) -> T:

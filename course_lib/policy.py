@@ -1,0 +1,511 @@
+"""Client policies: what a client does with a tool's annotations, before the call and after it.
+
+A client answers two questions about every tool call:
+
+* **before the call** (`PreCall`): allow it, ask the user to confirm, confirm with a strong
+  warning, or deny it;
+* **after the call** (`PostCall`): hand the output to the model as trusted, or treat it as
+  untrusted content (review or sanitise it first).
+
+A `Policy` turns a tool's annotations and the server's `Trust` level into a `Decision`
+holding both answers and a sentence saying why. Every function here is pure: no I/O, no
+network, no state. The policies::
+
+    Policy (abstract: name, source, decide(annotations, trust=...) -> Decision)
+    |-- SpecPolicy            the reference client: follows the spec; ignores hints of untrusted servers
+    |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
+    |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads (facts §3.1)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (facts §3.2, §3.3, §3.5)
+    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (facts §3.2)
+
+Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
+`CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. "facts §N"
+points to the course's reference brief (`mcp-annotations-facts.md`), where each real-client
+rule is sourced; models of real clients are simplifications of what those sources say.
+
+Also here: `all_combinations()` (the 81 ways to set the four hints to true, false or absent),
+`combinations_table()` (their effective values and risk profile), `decision_matrix()` (one
+policy's decision for each combination) and `decisions_table()` (several policies side by side
+for a list of tools).
+
+Introduced in: notebooks/02_defaults.ipynb; used in 03_combinations and later lessons.
+"""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import pandas as pd
+from mcp.types import ListToolsResult, Tool
+
+from .annotations import HINTS, Profile, classify, declared, effective
+
+__all__ = [
+    "CLAUDE_CODE_DEFAULT",
+    "CLAUDE_CODE_PLAN",
+    "CURSOR_ASK",
+    "HINT_VALUES",
+    "POLICIES",
+    "SPEC",
+    "TRUST_EVERYTHING",
+    "VSCODE",
+    "Decision",
+    "IgnoreHintsPolicy",
+    "Policy",
+    "PostCall",
+    "PreCall",
+    "ReadOnlyModePolicy",
+    "SpecPolicy",
+    "Trust",
+    "TrustEverythingPolicy",
+    "VSCodePolicy",
+    "all_combinations",
+    "combination_label",
+    "combinations_table",
+    "decide",
+    "decision_matrix",
+    "decisions_table",
+]
+
+
+class PreCall(str, Enum):
+    """What a client does before a tool call, from least to most friction."""
+
+    ALLOW = "allow"
+    CONFIRM = "confirm"
+    WARN = "confirm with warning"  # a confirmation that stresses the call may delete or overwrite
+    DENY = "deny"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PostCall(str, Enum):
+    """What a client does with a tool's output before the model sees it."""
+
+    TRUST = "trust output"
+    UNTRUSTED = "treat as untrusted"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Trust(str, Enum):
+    """How far a client believes a given server's hints (its trust level)."""
+
+    TRUSTED = "trusted"
+    UNTRUSTED = "untrusted"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _trust(trust: Any) -> Trust:
+    """Return `trust` as a `Trust`, accepting the enum or its value ("trusted", "untrusted")."""
+    if isinstance(trust, Trust):
+        return trust
+    if isinstance(trust, str) and trust.strip().lower() in {t.value for t in Trust}:
+        return Trust(trust.strip().lower())
+    raise ValueError(
+        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED ('untrusted')"
+    )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A client's two answers for one tool: before the call and after it, with the reason."""
+
+    pre_call: PreCall
+    post_call: PostCall
+    reason: str  # one sentence a learner can read
+    retry_safe: bool = False  # may the client repeat the call after a failure without asking?
+
+    def __str__(self) -> str:
+        return f"{self.pre_call} / {self.post_call}"
+
+
+class Policy(ABC):
+    """A client's rules for turning annotations into a `Decision`.
+
+    Subclasses set `name` (shown in tables and plots) and `source` (where the rules come
+    from) and implement `decide`.
+    """
+
+    name: str = "policy"
+    source: str = ""
+
+    @abstractmethod
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        """Return the decision for a tool with these annotations from a server at this trust level.
+
+        `annotations` is anything `course_lib.annotations.declared` accepts: a
+        `ToolAnnotations`, a `Tool`, a dict with wire or attribute keys, or `None`.
+
+        Raises:
+            ValueError: malformed annotations or an unknown trust level.
+        """
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+# --- the reference client -------------------------------------------------------------------
+
+_PRE_BY_PROFILE = {
+    Profile.READ_ONLY: PreCall.ALLOW,
+    Profile.ADDITIVE: PreCall.CONFIRM,
+    Profile.IDEMPOTENT_WRITE: PreCall.CONFIRM,
+    Profile.DESTRUCTIVE: PreCall.WARN,
+}
+
+_PRE_REASON = {
+    Profile.READ_ONLY: "read-only, so it runs without asking",
+    Profile.ADDITIVE: "it writes (only adds), so the user confirms",
+    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), so the user confirms",
+    Profile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong warning",
+}
+
+
+def _by_hints(annotations: Any, policy_name: str, preface: str = "") -> Decision:
+    """Decide by the effective hints' combination: profile before the call, open world after it."""
+    eff = effective(annotations)
+    profile = classify(annotations)
+    post = PostCall.UNTRUSTED if eff.open_world else PostCall.TRUST
+    after = (
+        "open world, so its output is treated as untrusted"
+        if eff.open_world
+        else "closed world, so its output is trusted"
+    )
+    retry_safe = eff.read_only or eff.idempotent is True
+    return Decision(
+        pre_call=_PRE_BY_PROFILE[profile],
+        post_call=post,
+        reason=f"{policy_name}: {preface}{_PRE_REASON[profile]}; {after}.",
+        retry_safe=retry_safe,
+    )
+
+
+class SpecPolicy(Policy):
+    """The course's reference client: it follows the spec to the letter.
+
+    * Hints from an untrusted server are ignored (spec `server/tools.mdx`: clients MUST
+      consider annotations untrusted unless they come from trusted servers; facts §2.2), so the
+      tool is judged as if unannotated: the worst case.
+    * Absent hints take the spec's pessimistic defaults (facts §2.1).
+    * Before the call, by risk profile: read-only -> allow; additive or idempotent write ->
+      confirm; destructive -> confirm with a strong warning (facts §1.5, §1.7).
+    * After the call: open world -> output treated as untrusted content (facts §1.1, §1.7).
+    * A read-only or idempotent tool may be retried after a failure (facts §1.7).
+    """
+
+    name = "spec (reference)"
+    source = "MCP spec server/tools.mdx and the 2026-03-16 blog post (facts §1.5, §1.7, §2.1, §2.2)"
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        declared(annotations)  # validate even when the hints are about to be ignored
+        if _trust(trust) is Trust.UNTRUSTED:
+            return _by_hints(None, self.name, "the server is untrusted, so its hints are ignored and the worst case applies: ")
+        return _by_hints(annotations, self.name)
+
+
+class TrustEverythingPolicy(Policy):
+    """A naive client that believes every server's hints, whatever its trust level.
+
+    Same rules as `SpecPolicy` for a trusted server, applied to every server: exactly what
+    the spec forbids (facts §2.2) and what a lying server exploits (facts §1.6, §5.1).
+    """
+
+    name = "trusts every hint"
+    source = "SpecPolicy's rules without the trust check (the anti-pattern of facts §2.2)"
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)  # validated, then deliberately ignored
+        return _by_hints(annotations, self.name, "believing the hints: ")
+
+
+# --- models of real clients -----------------------------------------------------------------
+
+
+class VSCodePolicy(Policy):
+    """VS Code (GitHub Copilot agent mode), as `mcpLanguageModelToolContribution.ts` reads (facts §3.1).
+
+    * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval: !readOnlyHint`).
+    * otherwise -> a confirmation ("Run {title}") warning that servers or conversation content
+      may misuse tools; the user may auto-approve it per session or workspace.
+    * `openWorldHint: true` -> the user reviews the output before the model sees it
+      (`confirmResults`); an absent `openWorldHint` counts as false, against the spec default.
+    * `destructiveHint` and `idempotentHint` are not read; server trust is not checked beyond
+      installation (facts §3).
+    """
+
+    name = "VS Code"
+    source = "microsoft/vscode mcpLanguageModelToolContribution.ts at 027907c (facts §3.1)"
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)  # validated; VS Code treats installation as trust (facts §3)
+        values = declared(annotations)
+        if values["readOnlyHint"] is True:
+            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without asking"
+        else:
+            pre, before = PreCall.CONFIRM, "readOnlyHint is not true, so the user confirms (destructiveHint is not read)"
+        if values["openWorldHint"] is True:
+            post, after = PostCall.UNTRUSTED, "openWorldHint is true, so the user reviews the output first"
+        else:
+            post, after = PostCall.TRUST, "openWorldHint is not true (absent counts as false), so the output goes straight to the model"
+        return Decision(pre, post, f"{self.name}: {before}; {after}.", retry_safe=False)
+
+
+class ReadOnlyModePolicy(Policy):
+    """A read-only mode: only tools declaring `readOnlyHint: true` run freely.
+
+    Any other tool (including one with no annotations) gets `otherwise`: `PreCall.DENY` in
+    Cursor's Ask mode, whose error is "You are in ask mode and cannot run non read-only tools."
+    (facts §3.3; GitHub Copilot PR review filters the same way, facts §3.5), `PreCall.CONFIRM`
+    in Claude Code's plan mode, which reportedly prompts for every other MCP call (facts §3.2,
+    secondary sources). No output rule is known for these modes: output goes to the model
+    unreviewed. Server trust is not checked.
+    """
+
+    source = "Cursor Ask mode (facts §3.3), Claude Code plan mode (facts §3.2), Copilot PR review (facts §3.5)"
+
+    def __init__(self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("a policy needs a non-empty name, e.g. 'Cursor Ask mode'")
+        try:
+            otherwise = PreCall(otherwise)
+        except ValueError:
+            choices = ", ".join(repr(p.value) for p in PreCall)
+            raise ValueError(f"otherwise must be one of {choices}, not {otherwise!r}") from None
+        if otherwise is PreCall.ALLOW:
+            raise ValueError("otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY")
+        self.name = name
+        self.otherwise = otherwise
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)  # validated; these modes do not check server trust
+        values = declared(annotations)
+        if values["readOnlyHint"] is True:
+            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it may run"
+        elif self.otherwise is PreCall.DENY:
+            pre, before = PreCall.DENY, "readOnlyHint is not true, so the mode refuses to run it"
+        else:
+            pre, before = self.otherwise, f"readOnlyHint is not true, so the user must {self.otherwise}"
+        return Decision(pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False)
+
+
+class IgnoreHintsPolicy(Policy):
+    """A client that reads no hint and asks the user before every call.
+
+    Claude Code's default mode treats MCP calls uniformly (permission rules decide, not
+    `readOnlyHint`), and Claude Desktop prompts per call (facts §3.2; secondary sources, no
+    vendor documentation). Output goes to the model unreviewed.
+    """
+
+    source = "Claude Code default mode, Claude Desktop (facts §3.2, secondary sources)"
+
+    def __init__(self, name: str = "ignores hints") -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("a policy needs a non-empty name, e.g. 'Claude Code (default mode)'")
+        self.name = name
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)
+        declared(annotations)  # validated, then not read
+        return Decision(
+            PreCall.CONFIRM,
+            PostCall.TRUST,
+            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an allow rule); no output review.",
+            retry_safe=False,
+        )
+
+
+SPEC = SpecPolicy()
+TRUST_EVERYTHING = TrustEverythingPolicy()
+VSCODE = VSCodePolicy()
+CURSOR_ASK = ReadOnlyModePolicy("Cursor Ask mode", otherwise=PreCall.DENY)
+CLAUDE_CODE_PLAN = ReadOnlyModePolicy("Claude Code plan mode", otherwise=PreCall.CONFIRM)
+CLAUDE_CODE_DEFAULT = IgnoreHintsPolicy("Claude Code default mode")
+
+POLICIES: tuple[Policy, ...] = (SPEC, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, TRUST_EVERYTHING)
+"""The standard line-up the lessons compare (the reference client first)."""
+
+
+def _policy(policy: Any) -> Policy:
+    if not isinstance(policy, Policy):
+        raise ValueError(
+            f"expected a Policy such as SPEC or VSCODE, not {type(policy).__name__}; "
+            "if you passed annotations first, the order is decide(policy, annotations)"
+        )
+    return policy
+
+
+def decide(policy: Policy, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    """Return `policy`'s decision for a tool (or its annotations) from a server at `trust` level.
+
+    The default trust level is untrusted, as the spec requires of any server the client
+    has no reason to trust.
+
+    Raises:
+        ValueError: `policy` is not a `Policy`, the annotations are malformed or the trust level is unknown.
+    """
+    return _policy(policy).decide(annotations, trust=trust)
+
+
+# --- combinations ----------------------------------------------------------------------------
+
+HINT_VALUES: tuple[bool | None, ...] = (True, False, None)
+"""The three states of a hint: true, false, absent (`None`)."""
+
+
+def all_combinations() -> Iterator[dict[str, bool | None]]:
+    """Yield the 81 ways to set the four hints to true, false or absent, as wire-name dicts.
+
+    Order is stable: `readOnlyHint` varies slowest, `openWorldHint` fastest, each through
+    true, false, absent. Absent hints are present in the dict as `None`.
+    """
+    for values in itertools.product(HINT_VALUES, repeat=len(HINTS)):
+        yield dict(zip(HINTS, values))
+
+
+def _show(value: Any) -> str:
+    return "absent" if value is None else str(value).lower()
+
+
+_SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
+
+
+def combination_label(hints: Mapping[str, Any], only: Sequence[str] | None = None) -> str:
+    """Return a short readable label for a combination, e.g. ``"readOnly true · openWorld absent"``.
+
+    `only` restricts the label to some hints (wire names).
+
+    Raises:
+        ValueError: `only` names something that is not a hint.
+    """
+    names = HINTS if only is None else tuple(only)
+    unknown = [n for n in names if n not in HINTS]
+    if unknown:
+        raise ValueError(f"not hints: {unknown}; choose from {', '.join(HINTS)}")
+    values = declared(dict(hints))
+    return " · ".join(f"{_SHORT[n]} {_show(values[n])}" for n in names)
+
+
+def combinations_table() -> pd.DataFrame:
+    """Return the 81 combinations with their effective values and risk profile.
+
+    Columns are two-level like `tools_table`: ``("declared", hint)`` (None where absent),
+    ``("effective", hint)`` (after the spec's defaults; "n/a" where `readOnlyHint` makes a hint
+    meaningless) and ``("", "profile")``. Rows are numbered 1 to 81 in `all_combinations` order.
+    """
+    rows = []
+    for combo in all_combinations():
+        row: dict[tuple[str, str], Any] = {("declared", h): combo[h] for h in HINTS}
+        row.update({("effective", h): v for h, v in effective(combo).as_wire().items()})
+        row[("", "profile")] = str(classify(combo))
+        rows.append(row)
+    columns = pd.MultiIndex.from_tuples(
+        [*[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
+    )
+    frame = pd.DataFrame(rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="combination"))
+    return frame.astype(object)
+
+
+def decision_matrix(policy: Policy, *, trust: Trust | str = Trust.UNTRUSTED) -> pd.DataFrame:
+    """Return `policy`'s decision for each of the 81 combinations, in `all_combinations` order.
+
+    Columns: the four declared hints (None where absent), "before call" (`PreCall` value),
+    "after call" (`PostCall` value), "retry safe" and "reason".
+
+    Raises:
+        ValueError: `policy` is not a `Policy` or the trust level is unknown.
+    """
+    policy = _policy(policy)
+    trust = _trust(trust)
+    rows = []
+    for combo in all_combinations():
+        decision = policy.decide(combo, trust=trust)
+        rows.append(
+            {
+                **combo,
+                "before call": decision.pre_call.value,
+                "after call": decision.post_call.value,
+                "retry safe": decision.retry_safe,
+                "reason": decision.reason,
+            }
+        )
+    frame = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="combination"))
+    return frame.astype({h: object for h in HINTS})
+
+
+def _named_annotations(tools: Any) -> list[tuple[str, Any]]:
+    """Return (name, annotations) pairs from tools, a ListToolsResult or a {name: annotations} dict."""
+    if isinstance(tools, ListToolsResult):
+        tools = tools.tools
+    if isinstance(tools, Tool):
+        tools = [tools]
+    if isinstance(tools, Mapping):
+        pairs = []
+        for name, value in tools.items():
+            if not isinstance(name, str):
+                raise ValueError(f"tool names must be strings, not {name!r}")
+            pairs.append((name, value.annotations if isinstance(value, Tool) else value))
+        return pairs
+    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
+        items = list(tools)
+        pairs = []
+        for item in items:
+            if isinstance(item, Mapping) and "name" in item:
+                item = Tool.model_validate({"inputSchema": {"type": "object"}, **item})
+            if not isinstance(item, Tool):
+                raise ValueError(
+                    f"expected Tool objects or tool dicts with a 'name', not {type(item).__name__}"
+                )
+            pairs.append((item.name, item.annotations))
+        return pairs
+    raise ValueError(
+        "decisions_table needs tools: a list of Tool objects (e.g. `(await client.list_tools()).tools`), "
+        f"a ListToolsResult, or a dict of name -> annotations; got {type(tools).__name__}"
+    )
+
+
+def decisions_table(
+    tools: Any,
+    policies: Sequence[Policy] = POLICIES,
+    *,
+    trust: Trust | str = Trust.UNTRUSTED,
+) -> pd.DataFrame:
+    """Return each policy's decision for each tool: one row per tool, two columns per policy.
+
+    `tools` is a list of `Tool` (or wire dicts), a `ListToolsResult`, or a dict mapping a
+    name to annotations (`ToolAnnotations`, dict or `None`). Columns are two-level:
+    ``(policy name, "before call")`` and ``(policy name, "after call")``. Every policy sees
+    the server at the same `trust` level.
+
+    Raises:
+        ValueError: no tools or policies, a non-`Policy` in `policies`, malformed annotations,
+            or an unknown trust level.
+    """
+    pairs = _named_annotations(tools)
+    if not pairs:
+        raise ValueError("no tools given: pass at least one tool")
+    if isinstance(policies, Policy):
+        policies = [policies]
+    policies = [_policy(p) for p in policies]
+    if not policies:
+        raise ValueError("no policies given: pass at least one, e.g. [SPEC, VSCODE]")
+    trust = _trust(trust)
+    columns = pd.MultiIndex.from_tuples([(p.name, q) for p in policies for q in ("before call", "after call")])
+    rows = []
+    for _name, annotations in pairs:
+        row = []
+        for policy in policies:
+            decision = policy.decide(annotations, trust=trust)
+            row += [decision.pre_call.value, decision.post_call.value]
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns, index=pd.Index([n for n, _ in pairs], name="tool"))
+

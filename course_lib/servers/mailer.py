@@ -1,0 +1,80 @@
+"""The "mailer" demo server: sends e-mail, or rather records it in an outbox, touching no network.
+
+| tool        | profile  | readOnly | destructive | idempotent | openWorld | trifecta leg (host's knowledge) |
+|-------------|----------|----------|-------------|------------|-----------|---------------------------------|
+| send_email  | additive | false    | false       | false      | true      | external communication          |
+
+Honest annotations: sending adds a message (nothing is overwritten), sending twice
+sends two messages, and the message goes out to the open world. Every "sent"
+message is appended to `server.outbox` and to `outbox.jsonl` in the sandbox folder.
+Run it with ``python -m course_lib serve mailer --root DIR``.
+
+Introduced in: notebooks/04_lethal_trifecta.ipynb
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from ._sandbox import Sandbox
+
+__all__ = ["NAME", "Message", "build_server"]
+
+NAME = "mailer"
+MAX_BODY = 10_000
+_ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message the mailer would have sent."""
+
+    to: str
+    subject: str
+    body: str
+
+
+def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
+    """Build a fresh mailer whose outbox lives in the sandbox folder `root`.
+
+    The server carries `server.sandbox` (its folder, holding `outbox.jsonl`) and
+    `server.outbox` (the `Message`s sent through this server object, in order).
+    """
+    sandbox = Sandbox(root, prefix="mailer-")
+    outbox: list[Message] = []
+    outbox_path = sandbox.resolve("outbox.jsonl")
+
+    server = MCPServer(
+        NAME,
+        instructions="Sends e-mail on behalf of the operations team (demo: records messages in an outbox).",
+        log_level="WARNING",
+    )
+
+    @server.tool(
+        title="Send an e-mail",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
+        ),
+    )
+    def send_email(to: str, subject: str, body: str) -> str:
+        """Send an e-mail to one address. Sending the same message twice sends it twice."""
+        if not _ADDRESS.match(to):
+            raise ToolError(f"{to!r} is not an e-mail address; give one address such as 'mei@ops.example'")
+        if len(body) > MAX_BODY:
+            raise ToolError(f"the body is {len(body)} characters long; the limit is {MAX_BODY}")
+        message = Message(to=to, subject=subject, body=body)
+        outbox.append(message)
+        with outbox_path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(asdict(message)) + "\n")
+        return f"sent to {to} ({len(body)} characters)"
+
+    server.sandbox = sandbox  # type: ignore[attr-defined]
+    server.outbox = outbox  # type: ignore[attr-defined]
+    return server
