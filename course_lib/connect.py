@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -64,10 +65,16 @@ def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: 
     return StdioServerParameters(command=program, args=argv[1:], env=merged)
 
 
-def _errlog() -> Any:
-    # Inside a Jupyter kernel `sys.stderr` has no file descriptor, and the SDK hands it to the
-    # subprocess; the real process stderr always has one (see notebook-testing-and-grading.md §1.9).
-    return sys.__stderr__ if sys.__stderr__ is not None else open(os.devnull, "w")  # noqa: SIM115
+def _tail(log: Any, lines: int = 8) -> str:
+    """Return the last lines the server wrote to stderr, for an error message."""
+    try:
+        log.flush()
+        log.seek(0)
+        text = log.read()
+    except (OSError, ValueError):
+        return ""
+    kept = [line for line in text.splitlines() if line.strip()][-lines:]
+    return "\n".join(kept)
 
 
 @asynccontextmanager
@@ -99,25 +106,40 @@ async def connect(
     if stdio:
         params = _stdio_parameters(target, env)
         label = shlex.join([params.command, *params.args])
-        client = Client(stdio_client(params, errlog=_errlog()), mode=mode, **client_options)
+        # The server's stderr goes to a temporary file, not the notebook: inside a Jupyter kernel
+        # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
+        # Its last lines are quoted when the session fails.
+        errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        client = Client(stdio_client(params, errlog=errlog), mode=mode, **client_options)
     else:
         label = getattr(target, "name", type(target).__name__)
+        errlog = None
         client = Client(target, mode=mode, **client_options)
 
-    with anyio.move_on_after(timeout) as scope:
-        try:
-            await client.__aenter__()
-        except Exception as exc:
-            raise ConnectError(_describe_failure(label, exc, stdio)) from None
-        try:
-            yield client
-        finally:
-            await client.__aexit__(None, None, None)
-    if scope.cancelled_caught:
-        raise ConnectError(
-            f"`{label}` did not finish within {timeout:g} s; a program that never answers is not an MCP "
-            "server on stdio (or it is waiting for something: check that it runs on its own in a terminal)"
-        )
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            try:
+                await client.__aenter__()
+            except Exception as exc:
+                raise ConnectError(_describe_failure(label, exc, stdio) + _quoted(errlog)) from None
+            try:
+                yield client
+            finally:
+                await client.__aexit__(None, None, None)
+        if scope.cancelled_caught:
+            raise ConnectError(
+                f"`{label}` did not finish within {timeout:g} s; a program that never answers is not an MCP "
+                "server on stdio (or it is waiting for something: check that it runs on its own in a terminal)"
+                + _quoted(errlog)
+            )
+    finally:
+        if errlog is not None:
+            errlog.close()
+
+
+def _quoted(errlog: Any) -> str:
+    tail = _tail(errlog) if errlog is not None else ""
+    return f"\nIts last lines on stderr:\n{tail}" if tail else ""
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

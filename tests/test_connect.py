@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import subprocess
 import sys
 
 import anyio
@@ -47,11 +47,20 @@ def test_stdio_tool_call_acts_inside_the_given_root(tmp_path):
 
 
 def test_sync_helpers_work_inside_a_running_event_loop():
-    # what a Jupyter cell is: code running while the kernel's asyncio loop runs
-    async def cell():
-        return [t.name for t in list_tools_sync(build_server())]
-
-    assert asyncio.run(cell()) == FILE_OPS_TOOLS
+    # What a Jupyter cell is: code running while the kernel's asyncio loop runs. It runs in its
+    # own interpreter because nest_asyncio patches asyncio for the rest of the process, as it
+    # does for the lifetime of a kernel.
+    script = (
+        "import asyncio\n"
+        "from course_lib import list_tools_sync\n"
+        "from course_lib.servers.file_ops import build_server\n"
+        "async def cell():\n"
+        "    return [t.name for t in list_tools_sync(build_server())]\n"
+        "print(asyncio.run(cell()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(FILE_OPS_TOOLS)
 
 
 def test_run_sync_returns_the_coroutine_result():
@@ -83,3 +92,12 @@ def test_program_that_hangs_is_stopped_by_the_timeout():
 def test_empty_command_is_a_value_error():
     with pytest.raises(ValueError, match="command to start the server is empty"):
         list_tools_sync([])
+
+
+def test_connect_error_quotes_what_the_server_wrote_on_stderr():
+    logging.disable(logging.CRITICAL)
+    try:
+        with pytest.raises(ConnectError, match="boom: missing config file"):
+            list_tools_sync([sys.executable, "-c", "import sys; sys.stderr.write('boom: missing config file\\n'); sys.exit(3)"])
+    finally:
+        logging.disable(logging.NOTSET)

@@ -14,6 +14,9 @@ __all__ = ["SERVERS", "build"]
 
 SERVERS: dict[str, str] = {
     "file-ops": "course_lib.servers.file_ops",
+    "private-notes": "course_lib.servers.private_notes",
+    "web-search": "course_lib.servers.web_search",
+    "mailer": "course_lib.servers.mailer",
 }
 
 

@@ -1,0 +1,228 @@
+"""A scripted agent: a deterministic stand-in for a prompt-injected model (no LLM, no API key).
+
+`ScriptedAgent` works through a fixed plan of tool calls, the user's task. Like a model that
+cannot tell the user's instructions from text inside tool output, it also obeys any sentence
+of the form ``call `TOOL` with {JSON arguments}`` found in a result, right away, before
+going on with its plan. ``{{TOOL}}`` inside those arguments (or the plan's) is replaced by
+the text of that tool's latest result, as a model would copy it.
+
+`open_session(servers)` connects one host to several servers (``async with``); the agent
+asks a `course_lib.session.SessionGuard` before each call and records every step.
+
+Introduced in: notebooks/04_lethal_trifecta.ipynb
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+from mcp import Client
+from mcp.types import CallToolResult, TextContent, Tool
+
+from .connect import connect
+from .session import SessionGuard, SessionReport, analyse_session
+
+__all__ = ["HostSession", "ScriptedAgent", "Step", "Transcript", "open_session", "result_text"]
+
+INSTRUCTION = re.compile(r"call `(?P<tool>[A-Za-z0-9_\-]+)` with (?P<args>\{[^{}]*(?:\{\{[^{}]*\}\}[^{}]*)*\})")
+"""What the agent obeys inside tool output: call `TOOL` with {JSON}."""
+
+PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_\-]+)\}\}")
+
+
+def result_text(result: CallToolResult) -> str:
+    """Return the text content of a tool result, joined (what a model would read)."""
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+@dataclass
+class HostSession:
+    """One host connected to several servers; routes each call to the server that has the tool."""
+
+    clients: dict[str, Client]
+    tools: dict[str, list[Tool]]
+    _route: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for server, tools in self.tools.items():
+            for tool in tools:
+                if tool.name in self._route:
+                    raise ValueError(
+                        f"tool {tool.name!r} is offered by both {self._route[tool.name]!r} and {server!r}; "
+                        "a session needs unique tool names"
+                    )
+                self._route[tool.name] = server
+
+    def analyse(self, labels: Mapping[str, Any] | None = None) -> SessionReport:
+        """Return the trifecta report for this session's tools (see `analyse_session`)."""
+        return analyse_session(self.tools, labels=labels)
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> CallToolResult:
+        """Call tool `name` on the server that offers it.
+
+        Raises:
+            ValueError: no server in the session offers `name`.
+        """
+        if name not in self._route:
+            raise ValueError(f"no tool {name!r} in this session; its tools are {sorted(self._route)}")
+        return await self.clients[self._route[name]].call_tool(name, dict(arguments))
+
+
+@asynccontextmanager
+async def open_session(servers: Mapping[str, Any], **connect_options: Any) -> AsyncIterator[HostSession]:
+    """Connect to every server in `servers` (name -> server object or stdio command) and list their tools.
+
+    Use it as ``async with open_session({"notes": notes, "mailer": mailer}) as session:``.
+
+    Raises:
+        ValueError: no servers, or two servers offer a tool with the same name.
+    """
+    if not isinstance(servers, Mapping) or not servers:
+        raise ValueError("open_session needs {server name: server object or command} with at least one entry")
+    async with AsyncExitStack() as stack:
+        clients: dict[str, Client] = {}
+        tools: dict[str, list[Tool]] = {}
+        for name, target in servers.items():
+            client = await stack.enter_async_context(connect(target, **connect_options))
+            clients[name] = client
+            tools[name] = list((await client.list_tools()).tools)
+        yield HostSession(clients, tools)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tool call the agent makes, and where the instruction came from."""
+
+    tool: str
+    arguments: dict[str, Any]
+    source: str = "user's task"
+
+
+@dataclass
+class Transcript:
+    """Every step of one run: what was asked, what the host decided, what came back."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def table(self, width: int = 60) -> pd.DataFrame:
+        """Return one row per step (tool, arguments, source, decision, outcome), texts cut to `width`."""
+
+        def cut(text: str) -> str:
+            text = " ".join(str(text).split())
+            return text if len(text) <= width else text[: width - 1] + "…"
+
+        frame = pd.DataFrame(
+            [
+                {
+                    "tool": r["tool"],
+                    "arguments": cut(json.dumps(r["arguments"], ensure_ascii=False)),
+                    "asked by": r["source"],
+                    "decision": r["decision"],
+                    "result": cut(r["result"]),
+                }
+                for r in self.rows
+            ],
+            columns=["tool", "arguments", "asked by", "decision", "result"],
+        )
+        frame.index = pd.RangeIndex(1, len(frame) + 1, name="step")
+        return frame
+
+    def count(self, decision: str) -> int:
+        """Return how many steps got this decision (e.g. "confirm → approved")."""
+        return sum(1 for r in self.rows if r["decision"] == decision)
+
+
+Approver = Callable[[Step], bool]
+
+
+def _decline_all(step: Step) -> bool:
+    return False
+
+
+class ScriptedAgent:
+    """A deterministic agent that follows its plan and, like an injected model, instructions in tool output.
+
+    `plan` is a list of `Step` or ``(tool, arguments)`` pairs. `obey_injections=False`
+    gives an agent that ignores instructions in tool output (which no real model
+    reliably does). `max_steps` bounds a run, so injected instructions cannot loop forever.
+
+    Raises:
+        ValueError: an empty or malformed plan, or `max_steps` below 1.
+    """
+
+    def __init__(self, plan: Sequence[Step | tuple[str, Mapping[str, Any]]], *, obey_injections: bool = True, max_steps: int = 20) -> None:
+        steps = []
+        for item in plan:
+            if isinstance(item, Step):
+                steps.append(item)
+            elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Mapping):
+                steps.append(Step(item[0], dict(item[1])))
+            else:
+                raise ValueError(f"each plan step is a Step or a (tool name, arguments dict) pair, not {item!r}")
+        if not steps:
+            raise ValueError("the plan is empty: give at least one (tool name, arguments) step")
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive whole number, not {max_steps!r}")
+        self.plan = steps
+        self.obey_injections = obey_injections
+        self.max_steps = max_steps
+
+    @staticmethod
+    def injected_steps(text: str, source: str) -> list[Step]:
+        """Return the instructions of the form call `TOOL` with {JSON} found in `text`."""
+        steps = []
+        for match in INSTRUCTION.finditer(text):
+            try:
+                arguments = json.loads(match.group("args"))
+            except json.JSONDecodeError:
+                continue  # a model would not get malformed JSON right either
+            if isinstance(arguments, dict):
+                steps.append(Step(match.group("tool"), arguments, f"text in {source} output"))
+        return steps
+
+    @staticmethod
+    def _fill(arguments: dict[str, Any], latest: Mapping[str, str]) -> dict[str, Any]:
+        def fill(value: Any) -> Any:
+            if isinstance(value, str):
+                return PLACEHOLDER.sub(lambda m: latest.get(m.group(1), m.group(0)), value)
+            return value
+
+        return {key: fill(value) for key, value in arguments.items()}
+
+    async def run(self, session: HostSession, guard: SessionGuard, approve: Approver = _decline_all) -> Transcript:
+        """Run the plan in `session`, asking `guard` before each call and `approve` for each confirmation.
+
+        `approve(step)` plays the user at a confirmation prompt (default: declines every one).
+        """
+        queue = list(self.plan)
+        latest: dict[str, str] = {}
+        transcript = Transcript()
+        while queue and len(transcript.rows) < self.max_steps:
+            step = queue.pop(0)
+            step = Step(step.tool, self._fill(step.arguments, latest), step.source)
+            try:
+                verdict = guard.check(step.tool)
+            except ValueError as exc:
+                transcript.rows.append({**vars(step), "decision": "no such tool", "result": str(exc)})
+                continue
+            decision = verdict.action
+            if verdict.action == "confirm":
+                approved = bool(approve(step))
+                decision = "confirm → approved" if approved else "confirm → declined"
+            if verdict.action == "deny" or decision == "confirm → declined":
+                transcript.rows.append({**vars(step), "decision": decision, "result": f"not run: {verdict.reason}"})
+                continue
+            result = await session.call(step.tool, step.arguments)
+            text = result_text(result)
+            guard.record(step.tool, result)
+            latest[step.tool] = text
+            transcript.rows.append({**vars(step), "decision": decision, "result": ("error: " if result.is_error else "") + text})
+            if self.obey_injections and not result.is_error:
+                queue[0:0] = self.injected_steps(text, step.tool)
+        return transcript
