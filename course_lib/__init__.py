@@ -21,6 +21,7 @@ from .annotations import (
     fields_table,
 )
 from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
+from .checks import TODO, NotAttempted, check
 from .environment import environment_report
 from .policy import (
     CLAUDE_CODE_DEFAULT,
@@ -46,6 +47,26 @@ from .policy import (
     decision_matrix,
     decisions_table,
 )
+from .session import Basis, Leg, SessionGuard, SessionReport, analyse_session, plot_session
+from .agent import ScriptedAgent, open_session
+from .audit import (
+    AuditEvent,
+    AuditLog,
+    ConfirmationRequest,
+    Host,
+    SideEffect,
+    State,
+    TrustBook,
+    TrustChange,
+    approve_all,
+    check_behaviour,
+    decline_all,
+    side_effects,
+    snapshot,
+)
+from .defences import comparison_table, defence_matrix, run_case
+from .monitoring import SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
+from .pinning import PinCheck, PinStore, changed_fields, fingerprint
 from .tables import as_tools, tools_table
 
 __version__ = "0.1.0"
@@ -59,26 +80,35 @@ __all__ = [
     "NOT_MEANINGFUL",
     "POLICIES",
     "SPEC",
+    "TODO",
     "TRUST_EVERYTHING",
     "VSCODE",
     "ConnectError",
     "Decision",
+    "Basis",
     "EffectiveHints",
     "Finding",
     "IgnoreHintsPolicy",
+    "Leg",
+    "NotAttempted",
     "Policy",
     "PostCall",
     "PreCall",
     "Profile",
     "ReadOnlyModePolicy",
+    "ScriptedAgent",
+    "SessionGuard",
+    "SessionReport",
     "SpecPolicy",
     "Trust",
     "TrustEverythingPolicy",
     "VSCodePolicy",
     "__version__",
     "all_combinations",
+    "analyse_session",
     "as_tools",
     "call_tool_sync",
+    "check",
     "check_annotations",
     "classify",
     "combinations_table",
@@ -92,7 +122,34 @@ __all__ = [
     "environment_report",
     "fields_table",
     "list_tools_sync",
+    "open_session",
+    "plot_session",
     "python_command",
     "run_sync",
     "tools_table",
+    "AuditEvent",
+    "AuditLog",
+    "ConfirmationRequest",
+    "Host",
+    "SideEffect",
+    "State",
+    "TrustBook",
+    "TrustChange",
+    "approve_all",
+    "check_behaviour",
+    "decline_all",
+    "side_effects",
+    "snapshot",
+    "comparison_table",
+    "defence_matrix",
+    "run_case",
+    "SIGNALS",
+    "five_signals",
+    "hourly_signals",
+    "plot_dashboard",
+    "simulate_day",
+    "PinCheck",
+    "PinStore",
+    "changed_fields",
+    "fingerprint",
 ]

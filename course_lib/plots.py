@@ -2,8 +2,8 @@
 
 One matrix is a 9 x 9 grid covering all 81 combinations: rows set `readOnlyHint` and
 `destructiveHint`, columns set `idempotentHint` and `openWorldHint` (each true, false or
-absent). A cell's colour and word give the decision before the call; hatching marks a tool
-whose output the client treats as untrusted after the call. Colours come from the
+absent). A cell's colour and word give the decision before the call; a black corner marks a
+tool whose output the client treats as untrusted after the call. Colours come from the
 Okabe-Ito palette, which stays distinguishable with the common colour-vision deficiencies,
 and every colour is backed by a word in the cell, so nothing depends on colour alone.
 
@@ -19,14 +19,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Polygon, Rectangle
 
 from .annotations import HINTS
 from .policy import HINT_VALUES, POLICIES, Policy, PostCall, PreCall, Trust, _policy, _trust, decision_matrix
 
 __all__ = [
     "COLORS",
-    "HATCH",
+    "UNTRUSTED_MARK",
     "SHORT_LABELS",
     "plot_decision_matrices",
     "plot_decision_matrix",
@@ -55,8 +56,10 @@ SHORT_LABELS: dict[PreCall, str] = {
 }
 """The word written in a cell for each decision before the call."""
 
-HATCH = "///"
-"""Hatching of a cell whose output the client treats as untrusted."""
+UNTRUSTED_MARK = "#000000"
+"""Colour of the corner triangle on a cell whose output the client treats as untrusted."""
+
+_CORNER = 0.34  # length of the corner triangle's legs, in cells
 
 _EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
@@ -83,14 +86,19 @@ def _new_axes(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1) -> l
     return list(axes.flat)
 
 
-def _legend_handles(used: set[PreCall], show_untrusted: bool) -> list[Patch]:
+def _legend_handles(used: set[PreCall], show_untrusted: bool) -> list[Any]:
     handles = [
         Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SHORT_LABELS[p]}: {p.value}" if SHORT_LABELS[p] != p.value else p.value)
         for p in PreCall
         if p in used
     ]
     if show_untrusted:
-        handles.append(Patch(facecolor="white", edgecolor=_EDGE, hatch=HATCH, label="hatched: output treated as untrusted"))
+        handles.append(
+            Line2D(
+                [], [], linestyle="none", marker=[(-1, 1), (1, 1), (1, -1)], markersize=9,
+                color=UNTRUSTED_MARK, label="corner: output treated as untrusted",
+            )
+        )
     return handles
 
 
@@ -110,7 +118,7 @@ def plot_decision_matrix(
     Rows are `readOnlyHint` x `destructiveHint`, columns `idempotentHint` x `openWorldHint`,
     each through true, false, absent. Each cell is a `Rectangle` whose colour is the decision
     before the call (`COLORS`), with the decision's word (`SHORT_LABELS`) written in it; a
-    hatched cell (`HATCH`) is one whose output the client treats as untrusted.
+    black corner triangle (a `Polygon`) marks a cell whose output the client treats as untrusted.
 
     Args:
         policy: the client policy, e.g. `SPEC` or `VSCODE`.
@@ -151,13 +159,15 @@ def plot_decision_matrix(
             1,
             1,
             facecolor=COLORS[pre],
-            edgecolor=_EDGE if untrusted else "white",
-            hatch=HATCH if untrusted else None,
-            linewidth=0.0 if untrusted else 0.8,
+            edgecolor="white",
+            linewidth=0.8,
             gid=f"cell:{_pair_label(_ROW_HINTS, rows[r])} · {_pair_label(_COL_HINTS, cols[c])}",
             label=pre.value,
         )
         ax.add_patch(cell)
+        if untrusted:
+            corner = [(c + 1 - _CORNER, r), (c + 1, r), (c + 1, r + _CORNER)]
+            ax.add_patch(Polygon(corner, closed=True, facecolor=UNTRUSTED_MARK, edgecolor="none", gid=f"untrusted:{cell.get_gid()[5:]}"))
         ax.text(
             c + 0.5,
             r + 0.5,
@@ -167,7 +177,6 @@ def plot_decision_matrix(
             fontsize=fontsize,
             color=_TEXT_COLORS[pre],
             fontweight="bold",
-            bbox={"boxstyle": "round,pad=0.15", "facecolor": COLORS[pre], "edgecolor": "none"} if untrusted else None,
             gid="cell-label",
         )
     for k in (3, 6):  # separate the blocks of the slower-varying hint
@@ -195,7 +204,7 @@ def plot_decision_matrix(
                 9.15, 3 * block + 1.5, f"{_SHORT[_ROW_HINTS[0]]} {_word(value)}",
                 ha="left", va="center", rotation=270, fontsize=fontsize + 0.5, fontweight="bold", gid="block-label",
             )
-    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 2.5, pad=fontsize * 2.2)
+    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 2.5, pad=fontsize * 2.6 + 3)
     if legend:
         ax.legend(
             handles=_legend_handles(used, any_untrusted),

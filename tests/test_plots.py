@@ -1,0 +1,164 @@
+"""Tests for course_lib.plots: the decision matrices, checked on the returned Axes (Agg backend)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.patches import Polygon, Rectangle  # noqa: E402
+
+from course_lib.plots import COLORS, SHORT_LABELS, UNTRUSTED_MARK, plot_decision_matrices, plot_decision_matrix  # noqa: E402
+from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PreCall, decision_matrix  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def cells(ax):
+    return [p for p in ax.patches if isinstance(p, Rectangle) and (p.get_gid() or "").startswith("cell:")]
+
+
+def untrusted_marks(ax):
+    return [p for p in ax.patches if isinstance(p, Polygon) and (p.get_gid() or "").startswith("untrusted:")]
+
+
+def cell_words(ax):
+    return [t.get_text() for t in ax.texts if t.get_gid() == "cell-label"]
+
+
+def test_decision_matrix_draws_one_cell_and_one_word_per_combination():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    assert len(cells(ax)) == 81
+    assert len(cell_words(ax)) == 81
+    assert len({c.get_gid() for c in cells(ax)}) == 81
+
+
+def test_each_cell_is_coloured_by_its_decision_before_the_call():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    colours = Counter(to_hex(c.get_facecolor()).upper() for c in cells(ax))
+    assert colours == {COLORS[PreCall.ALLOW]: 27, COLORS[PreCall.CONFIRM]: 18, COLORS[PreCall.WARN]: 36}
+
+
+def test_each_cell_writes_its_decision_and_words_match_colours():
+    ax = plot_decision_matrix(CURSOR_ASK)
+    words = Counter(cell_words(ax))
+    assert words == {SHORT_LABELS[PreCall.ALLOW]: 27, SHORT_LABELS[PreCall.DENY]: 54}
+    for cell in cells(ax):
+        assert to_hex(cell.get_facecolor()).upper() == COLORS[PreCall(cell.get_label())]
+
+
+def test_cells_whose_output_is_untrusted_carry_a_black_corner_mark():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    marks = untrusted_marks(ax)
+    assert len(marks) == 54  # openWorldHint true or absent
+    assert all("openWorld false" not in m.get_gid() for m in marks)
+    assert {to_hex(m.get_facecolor()) for m in marks} == {to_hex(UNTRUSTED_MARK)}
+    cell_ids = {c.get_gid()[len("cell:"):] for c in cells(ax)}
+    assert {m.get_gid()[len("untrusted:"):] for m in marks} <= cell_ids
+
+
+def test_corner_mark_sits_inside_its_cell():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    by_id = {c.get_gid()[len("cell:"):]: c for c in cells(ax)}
+    for mark in untrusted_marks(ax):
+        x, y = by_id[mark.get_gid()[len("untrusted:"):]].get_xy()
+        xs, ys = mark.get_xy()[:, 0], mark.get_xy()[:, 1]
+        assert x < xs.min() and xs.max() <= x + 1 and y <= ys.min() and ys.max() < y + 1
+
+
+def test_vscode_matrix_marks_only_an_explicit_open_world_true():
+    marks = untrusted_marks(plot_decision_matrix(VSCODE))
+    assert len(marks) == 27
+    assert all(m.get_gid().endswith("openWorld true") for m in marks)
+
+
+def test_cell_position_matches_the_hints_in_its_label():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    top_left = next(c for c in cells(ax) if c.get_xy() == (0, 0))
+    assert top_left.get_gid() == "cell:readOnly true · destructive true · idempotent true · openWorld true"
+    bottom_right = next(c for c in cells(ax) if c.get_xy() == (8, 8))
+    assert bottom_right.get_gid() == "cell:readOnly absent · destructive absent · idempotent absent · openWorld absent"
+    assert bottom_right.get_label() == decision_matrix(SPEC, trust="trusted").loc[81, "before call"]
+
+
+def test_axes_carry_readable_labels_a_title_and_a_legend():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    assert ax.get_title() == "spec (reference), trusted server"
+    assert [t.get_text() for t in ax.get_yticklabels()][:3] == ["destructive true", "destructive false", "destructive absent"]
+    assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["true", "false", "absent"]
+    assert ax.get_xlabel() == "openWorld"
+    blocks = {t.get_text() for t in ax.texts if t.get_gid() == "block-label"}
+    assert {"idempotent true", "readOnly absent"} <= blocks
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["allow", "confirm", "warn: confirm with warning", "corner: output treated as untrusted"]
+
+
+def test_legend_lists_only_decisions_that_occur():
+    ax = plot_decision_matrix(CURSOR_ASK)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["allow", "deny"]
+
+
+def test_plot_draws_on_the_given_axes_and_returns_it():
+    fig, ax = plt.subplots()
+    assert plot_decision_matrix(VSCODE, ax=ax, legend=False) is ax
+    assert ax.get_legend() is None
+    assert len(fig.axes) == 1
+
+
+def test_plotting_changes_no_global_matplotlib_settings():
+    before = dict(matplotlib.rcParams)
+    plot_decision_matrix(SPEC)
+    plot_decision_matrices([SPEC, VSCODE])
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_side_by_side_draws_one_panel_per_policy_with_one_shared_legend():
+    axes = plot_decision_matrices([SPEC, VSCODE, CURSOR_ASK], trust="trusted")
+    assert [ax.get_title() for ax in axes] == [SPEC.name, VSCODE.name, CURSOR_ASK.name]
+    assert all(len(cells(ax)) == 81 for ax in axes)
+    figure = axes[0].figure
+    assert len(figure.legends) == 1
+    assert [t.get_text() for t in figure.legends[0].get_texts()][-1] == "corner: output treated as untrusted"
+    assert "trusted server" in figure.get_suptitle()
+    assert [t.get_text() for t in axes[1].get_yticklabels()] == [""] * 9  # only the first panel labels rows
+
+
+def test_side_by_side_wraps_panels_and_hides_spare_axes():
+    axes = plot_decision_matrices([SPEC, VSCODE, CURSOR_ASK, SPEC], ncols=3)
+    figure = axes[0].figure
+    assert len(axes) == 4
+    assert len(figure.axes) == 6
+    assert sum(not ax.axison for ax in figure.axes) == 2
+
+
+def test_side_by_side_panels_differ_where_clients_disagree():
+    spec, vscode = plot_decision_matrices([SPEC, VSCODE], trust="trusted")
+    differing = [a.get_gid() for a, b in zip(cells(spec), cells(vscode)) if a.get_label() != b.get_label()]
+    assert len(differing) == 36  # the cells SPEC warns about; VS Code only confirms
+    assert all("readOnly true" not in gid for gid in differing)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: plot_decision_matrix("spec"), "expected a Policy"),
+        (lambda: plot_decision_matrix(SPEC, trust="maybe"), "unknown trust level"),
+        (lambda: plot_decision_matrix(SPEC, ax="left"), "ax must be a matplotlib Axes"),
+        (lambda: plot_decision_matrices([]), "no policies given"),
+        (lambda: plot_decision_matrices([SPEC], ncols=0), "ncols must be"),
+        (lambda: plot_decision_matrices([SPEC, VSCODE], axes=[plt.subplots()[1]]), "one Axes per policy"),
+    ],
+)
+def test_plots_reject_bad_input_with_a_clear_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
