@@ -28,6 +28,8 @@ __all__ = [
     "Field",
     "Finding",
     "Profile",
+    "SPEC_DEFAULTS",
+    "as_tool",
     "check_annotations",
     "classify",
     "declared",
@@ -52,9 +54,25 @@ class Field:
     only_when_not_read_only: bool  # "meaningful only when readOnlyHint == false"
 
 
-def _read_fields() -> tuple[Field, ...]:
-    """Parse `ToolAnnotations`' attribute doc comments from the installed SDK's source."""
-    source = textwrap.dedent(inspect.getsource(ToolAnnotations))
+SPEC_DEFAULTS: dict[str, bool] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+"""The defaults the spec gives for absent hints (schema.ts, every version since 2025-03-26).
+
+Used when the installed SDK's doc comments do not state a default, so a format change in
+the SDK can never make an absent hint look safe; tests check that the SDK agrees.
+"""
+
+
+def _sdk_doc_comments() -> dict[str, str]:
+    """Return the doc comment under each attribute of `ToolAnnotations` in the installed SDK's source."""
+    try:
+        source = textwrap.dedent(inspect.getsource(ToolAnnotations))
+    except (OSError, TypeError):  # an SDK installed without .py sources
+        return {}
     body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
     for stmt, following in zip(body, body[1:]):
@@ -66,18 +84,24 @@ def _read_fields() -> tuple[Field, ...]:
             and isinstance(following.value.value, str)
         ):
             docs[stmt.target.id] = inspect.cleandoc(following.value.value)
+    return docs
 
+
+def _read_fields() -> tuple[Field, ...]:
+    """Build the field list from the installed SDK: names, aliases and types from the model, meaning and defaults from its doc comments."""
+    docs = _sdk_doc_comments()
     fields = []
     for attribute, info in ToolAnnotations.model_fields.items():
         doc = docs.get(attribute, "")
         match = re.search(r"^Default:\s*(true|false)\s*$", doc, flags=re.MULTILINE | re.IGNORECASE)
-        default = None if match is None else match.group(1).lower() == "true"
+        wire = info.alias or attribute
+        default = SPEC_DEFAULTS.get(wire) if match is None else match.group(1).lower() == "true"
         meaning = re.sub(r"\s*^Default:.*$", "", doc, flags=re.MULTILINE).strip()
         meaning = " ".join(meaning.split())
         is_bool = info.annotation is not None and bool in getattr(info.annotation, "__args__", ())
         fields.append(
             Field(
-                wire_name=info.alias or attribute,
+                wire_name=wire,
                 attribute=attribute,
                 type="bool" if is_bool else "str",
                 default=default,
@@ -224,10 +248,29 @@ def classify(annotations: Any) -> Profile:
     return Profile.IDEMPOTENT_WRITE if eff.idempotent else Profile.ADDITIVE
 
 
+def as_tool(tool: Tool | Mapping[str, Any]) -> Tool:
+    """Return `tool` as an SDK `Tool`, checking a mapping's annotations strictly first.
+
+    A mapping is a tool definition as JSON (``{"name": ..., "annotations": {...}}``); its
+    `inputSchema` may be left out. Its annotations go through `declared` before the SDK
+    model is built, because the SDK silently drops unknown keys and turns ``"yes"`` into True.
+
+    Raises:
+        ValueError: not a tool, no name, or annotations `declared` rejects.
+    """
+    if isinstance(tool, Tool):
+        return tool
+    if not isinstance(tool, Mapping):
+        raise ValueError(f"expected a Tool or a tool definition dict, not {type(tool).__name__}")
+    if not isinstance(tool.get("name"), str) or not tool.get("name"):
+        raise ValueError(f"a tool definition needs a non-empty 'name', got {tool.get('name')!r}")
+    declared(tool.get("annotations"))
+    return Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+
+
 def display_title(tool: Tool | Mapping[str, Any]) -> str:
     """Return the name a UI should show, by the spec's precedence: `title`, then `annotations.title`, then `name`."""
-    if isinstance(tool, Mapping):
-        tool = Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+    tool = as_tool(tool)
     annotation_title = tool.annotations.title if tool.annotations else None
     return tool.title or annotation_title or tool.name
 
@@ -256,8 +299,7 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
     Looks only at what the server declared (name and annotations); it cannot see
     what the tool really does, so every finding is a question for a human, not a verdict.
     """
-    if isinstance(tool, Mapping):
-        tool = Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+    tool = as_tool(tool)
     values = declared(tool.annotations)
     name = tool.name
     lowered = name.lower()

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import anyio
 
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.types import CallToolResult, Tool
 
 if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
@@ -60,9 +60,9 @@ def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: 
     program = argv[0]
     if shutil.which(program) is None and not os.path.exists(program):
         raise ConnectError(f"cannot start {program!r}: no such program on PATH; check the spelling or install it")
-    merged = dict(os.environ)  # the SDK's default env is a small allow-list; the course wants PATH etc. as the user has them
-    merged.update(env or {})
-    return StdioServerParameters(command=program, args=argv[1:], env=merged)
+    # The SDK hands a server only a small allow-list of variables (PATH, HOME, ...), never the
+    # whole environment: a server is not trusted with your secrets. Extra variables must be given.
+    return StdioServerParameters(command=program, args=argv[1:], env={**get_default_environment(), **(env or {})})
 
 
 def _tail(log: Any, lines: int = 8) -> str:

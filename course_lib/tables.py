@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from mcp.types import ListToolsResult, Tool
 
-from .annotations import HINTS, classify, declared, display_title, effective
+from .annotations import HINTS, as_tool, classify, declared, display_title, effective
 
 __all__ = ["as_tools", "tools_table"]
 
@@ -27,7 +27,7 @@ def as_tools(tools: Any) -> list[Tool]:
     if isinstance(tools, Tool):
         return [tools]
     if isinstance(tools, (list, tuple)) and all(isinstance(t, (Tool, Mapping)) for t in tools):
-        return [t if isinstance(t, Tool) else Tool.model_validate({"inputSchema": {"type": "object"}, **t}) for t in tools]
+        return [as_tool(t) for t in tools]
     if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes, Mapping)):
         items = list(tools)
         if all(isinstance(t, (Tool, Mapping)) for t in items):
@@ -48,20 +48,21 @@ def tools_table(tools: Any) -> pd.DataFrame:
     Columns are two-level: ``("declared", hint)`` holds exactly what the server sent
     (`None` where a hint is absent, never shown as False); ``("effective", hint)`` holds
     the value after the spec's defaults ("n/a" where `readOnlyHint` makes a hint
-    meaningless); ``("", "title")`` is the name a UI shows by the spec's precedence and
+    meaningless); ``("", "display title")`` is the name a UI shows by the spec's precedence
+    (`title`, then `annotations.title`, then the tool's `name`; not a declared value) and
     ``("", "profile")`` the course's risk profile.
     """
     rows = []
     for tool in as_tools(tools):
         raw = declared(tool.annotations)
         eff = effective(tool.annotations).as_wire()
-        row: dict[tuple[str, str], Any] = {("", "title"): display_title(tool)}
+        row: dict[tuple[str, str], Any] = {("", "display title"): display_title(tool)}
         row.update({("declared", hint): raw[hint] for hint in HINTS})
         row.update({("effective", hint): eff[hint] for hint in HINTS})
         row[("", "profile")] = str(classify(tool.annotations))
         rows.append((tool.name, row))
     columns = pd.MultiIndex.from_tuples(
-        [("", "title"), *[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
+        [("", "display title"), *[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
     )
     frame = pd.DataFrame([r for _, r in rows], index=pd.Index([n for n, _ in rows], name="tool"), columns=columns)
     return frame.astype(object)

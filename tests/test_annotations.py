@@ -116,3 +116,26 @@ def test_check_reports_contradiction_ignored_hints_and_missing_read_only():
 
 def test_check_finds_nothing_on_an_honest_read_only_tool():
     assert check_annotations(tool("read_file", {"readOnlyHint": True, "openWorldHint": False})) == []
+
+
+def test_sdk_documents_the_same_defaults_as_the_spec():
+    from course_lib.annotations import SPEC_DEFAULTS, _sdk_doc_comments
+
+    docs = _sdk_doc_comments()
+    for field in FIELDS:
+        if field.wire_name in SPEC_DEFAULTS:
+            expected = "true" if SPEC_DEFAULTS[field.wire_name] else "false"
+            assert f"Default: {expected}" in docs[field.attribute], f"the SDK changed the default of {field.wire_name}"
+
+
+@pytest.mark.parametrize(
+    ("definition", "message"),
+    [
+        ({"name": "x", "annotations": {"read_only": True}}, "unknown annotation field 'read_only'"),
+        ({"name": "x", "annotations": {"readOnlyHint": "yes"}}, "readOnlyHint must be true, false or absent"),
+        ({"annotations": {}}, "needs a non-empty 'name'"),
+    ],
+)
+def test_tool_dicts_are_checked_before_the_sdk_can_silently_fix_them(definition, message):
+    with pytest.raises(ValueError, match=message):
+        check_annotations(definition)

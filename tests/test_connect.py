@@ -101,3 +101,16 @@ def test_connect_error_quotes_what_the_server_wrote_on_stderr():
             list_tools_sync([sys.executable, "-c", "import sys; sys.stderr.write('boom: missing config file\\n'); sys.exit(3)"])
     finally:
         logging.disable(logging.NOTSET)
+
+
+def test_stdio_server_gets_only_the_sdk_allow_list_of_environment_variables(monkeypatch):
+    monkeypatch.setenv("COURSE_TEST_SECRET", "s3cret")
+    script = "import os, sys; sys.stderr.write('secret=' + os.environ.get('COURSE_TEST_SECRET', 'absent') + '\\n'); sys.exit(1)"
+    logging.disable(logging.CRITICAL)
+    try:
+        with pytest.raises(ConnectError, match="secret=absent"):
+            list_tools_sync([sys.executable, "-c", script])
+        with pytest.raises(ConnectError, match="secret=given"):
+            list_tools_sync([sys.executable, "-c", script], env={"COURSE_TEST_SECRET": "given"})
+    finally:
+        logging.disable(logging.NOTSET)

@@ -17,7 +17,7 @@ def test_table_has_one_row_per_tool_with_declared_and_effective_hints():
     assert table.loc["read_file", ("effective", "destructiveHint")] == "n/a"
     assert table.loc["delete_file", ("effective", "idempotentHint")] is True
     assert table.loc["append_text", ("", "profile")] == "additive"
-    assert table.loc["read_file", ("", "title")] == "Read a text file"
+    assert table.loc["read_file", ("", "display title")] == "Read a text file"
 
 
 def test_absent_hints_are_none_and_never_false():
@@ -38,12 +38,12 @@ def test_table_accepts_a_list_tools_result_and_wire_dicts():
     tools = list_tools_sync(build_server())
     assert tools_table(ListToolsResult(tools=tools)).shape == tools_table(tools).shape
     table = tools_table([{"name": "x", "annotations": {"readOnlyHint": True, "title": "X"}}])
-    assert table.loc["x", ("", "title")] == "X"
+    assert table.loc["x", ("", "display title")] == "X"
 
 
 def test_tool_title_wins_over_annotation_title_in_the_table():
     t = Tool(name="n", title="Top", input_schema={"type": "object"}, annotations=ToolAnnotations(title="Inner"))
-    assert tools_table([t]).loc["n", ("", "title")] == "Top"
+    assert tools_table([t]).loc["n", ("", "display title")] == "Top"
 
 
 @pytest.mark.parametrize("bad", ["file-ops", None, 3, {"name": "x"}])
