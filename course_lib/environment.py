@@ -36,7 +36,7 @@ def _version_tuple(version: str) -> tuple[int, int]:
 def environment_report() -> pd.DataFrame:
     """Return one row per package the course needs: installed version and whether it is supported.
 
-    The `ok` column is what to look at; `what to do` says how to fix a row that is not ok.
+    The `ok` column is what to look at; when a row is not ok, a `what to do` column says how to fix it.
     """
     rows = [
         {
@@ -65,4 +65,7 @@ def environment_report() -> pd.DataFrame:
                 "what to do": "" if ok else f'pip install "{package}{wanted}"',
             }
         )
-    return pd.DataFrame(rows).set_index("package")
+    report = pd.DataFrame(rows).set_index("package")
+    if report["ok"].all():
+        report = report.drop(columns="what to do")
+    return report
