@@ -12,6 +12,8 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
+    "inspect": "course_lib.inspect",
+    "grade": "course_lib.grading.cli",
 }
 
 

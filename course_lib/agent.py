@@ -30,7 +30,7 @@ from .session import SessionGuard, SessionReport, analyse_session
 
 __all__ = ["HostSession", "ScriptedAgent", "Step", "Transcript", "open_session", "result_text"]
 
-INSTRUCTION = re.compile(r"call `(?P<tool>[A-Za-z0-9_\-]+)` with (?P<args>\{[^{}]*(?:\{\{[^{}]*\}\}[^{}]*)*\})")
+INSTRUCTION = re.compile(r"(?i:call) `(?P<tool>[A-Za-z0-9_\-]+)` with (?P<args>\{[^{}]*(?:\{\{[^{}]*\}\}[^{}]*)*\})")
 """What the agent obeys inside tool output: call `TOOL` with {JSON}."""
 
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_\-]+)\}\}")
@@ -199,7 +199,16 @@ class ScriptedAgent:
         """Run the plan in `session`, asking `guard` before each call and `approve` for each confirmation.
 
         `approve(step)` plays the user at a confirmation prompt (default: declines every one).
+
+        Raises:
+            ValueError: `session` is not a `HostSession`, `guard` not a `SessionGuard`, or `approve` not callable.
         """
+        if not isinstance(session, HostSession):
+            raise ValueError("run needs the HostSession from `async with open_session(servers) as session:`")
+        if not isinstance(guard, SessionGuard):
+            raise ValueError("run needs a SessionGuard, e.g. SessionGuard(session.analyse(), on_taint='confirm')")
+        if not callable(approve):
+            raise ValueError("approve must be a function taking a Step and returning True (approve) or False")
         queue = list(self.plan)
         latest: dict[str, str] = {}
         transcript = Transcript()
@@ -220,7 +229,7 @@ class ScriptedAgent:
                 continue
             result = await session.call(step.tool, step.arguments)
             text = result_text(result)
-            guard.record(step.tool, result)
+            guard.record(step.tool)
             latest[step.tool] = text
             transcript.rows.append({**vars(step), "decision": decision, "result": ("error: " if result.is_error else "") + text})
             if self.obey_injections and not result.is_error:

@@ -31,7 +31,7 @@ from enum import Enum
 from typing import Any
 
 import pandas as pd
-from mcp.types import CallToolResult, ListToolsResult, Tool
+from mcp.types import ListToolsResult, Tool
 
 from .annotations import declared, effective
 from .policy import SPEC, Decision, Policy, PreCall, Trust, decide
@@ -75,11 +75,14 @@ class Basis(str, Enum):
 
 
 LEG_COLORS: dict[Leg, str] = {
-    Leg.PRIVATE_DATA: "#1f77b4",  # blue
-    Leg.UNTRUSTED_CONTENT: "#ff7f0e",  # orange
-    Leg.EXTERNAL_COMMUNICATION: "#9467bd",  # purple
+    Leg.PRIVATE_DATA: "#0072B2",  # Okabe-Ito blue
+    Leg.UNTRUSTED_CONTENT: "#E69F00",  # Okabe-Ito orange
+    Leg.EXTERNAL_COMMUNICATION: "#CC79A7",  # Okabe-Ito reddish purple
 }
-"""The colour of each leg in `plot_session` (and the lesson's prose)."""
+"""The colour of each leg in `plot_session` (Okabe-Ito, like `course_lib.plots`); letters back the colours."""
+
+LEG_LETTERS: dict[Leg, str] = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "E"}
+TRIFECTA_COLOR = "#D55E00"  # Okabe-Ito vermillion
 
 CAVEATS: tuple[str, ...] = (
     "openWorldHint does not separate reading untrusted content from sending data out: "
@@ -125,10 +128,13 @@ class Supply:
 
 
 def _as_tool_list(value: Any) -> list[Tool]:
+    from .connect import list_tools_sync
     from .tables import as_tools
 
     if isinstance(value, ListToolsResult):
         return list(value.tools)
+    if isinstance(value, str):  # a shell-style stdio command
+        return list_tools_sync(value)
     return as_tools(value)
 
 
@@ -141,6 +147,11 @@ def session_tools(tools: Any) -> list[SessionTool]:
     Raises:
         ValueError: nothing usable was given, or a server name is not a non-empty string.
     """
+    if tools is None or isinstance(tools, (str, bytes, int, float, bool)):
+        raise ValueError(
+            "analyse_session needs the session's tools: a list of Tool objects, a ListToolsResult, "
+            f"or {{server name: server object, stdio command or tools}}; got {tools!r}"
+        )
     if isinstance(tools, Mapping) and not ("name" in tools and "inputSchema" in tools):
         if not tools:
             raise ValueError("no servers given: pass {server name: tools or server} with at least one entry")
@@ -231,8 +242,10 @@ class SessionReport:
     def status(self) -> str:
         """One sentence: is the trifecta complete, and how sure is that."""
         if self.complete:
-            unsure = [str(leg) for leg in Leg if self.certainty(leg) is Basis.GUESS]
-            tail = f"; guessed, not known: {', '.join(unsure)}" if unsure else ""
+            tail = ""
+            for basis, words in ((Basis.GUESS, "guessed, not known"), (Basis.DEFAULT, "only from spec defaults of absent hints")):
+                legs = [str(leg) for leg in Leg if self.certainty(leg) is basis]
+                tail += f"; {words}: {', '.join(legs)}" if legs else ""
             return f"lethal trifecta COMPLETE: all three legs are present in this session{tail}"
         present = ", ".join(str(leg) for leg in self.legs) or "none"
         return f"no lethal trifecta: missing {', '.join(str(leg) for leg in self.missing)} (present: {present})"
@@ -420,14 +433,14 @@ class SessionGuard:
             reason = f"session tainted by {sources} output, and {name} can send data out"
         return Verdict(action, reason, decision)
 
-    def record(self, name: str, result: CallToolResult | None = None) -> bool:
+    def record(self, name: str) -> bool:
         """Note that tool `name` ran; taint the session if its output is untrusted content. Return `tainted`.
 
         Raises:
             ValueError: the session has no such tool.
         """
         self._tool(name)
-        if self.supplies(name, Leg.UNTRUSTED_CONTENT) and not (result is not None and result.is_error):
+        if self.supplies(name, Leg.UNTRUSTED_CONTENT):  # an error message from outside is untrusted too
             self.tainted_by.append(name)
         return self.tainted
 
@@ -438,9 +451,10 @@ class SessionGuard:
 def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = None) -> Any:
     """Draw the session: one node per leg (a triangle), each tool linked to the legs it supplies.
 
-    Tools are coloured by their legs (blue private data, orange untrusted content, purple
-    external communication; split when a tool supplies several, grey when none); dashed links
-    are guesses. When all three legs are present the triangle is drawn thick and red.
+    Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
+    E external communication; split when a tool supplies several, grey when none) and linked
+    to the lettered leg nodes; dashed links are guesses. When all three legs are present the
+    triangle is drawn thick and red (vermillion).
     Returns the matplotlib `Axes`.
 
     Raises:
@@ -456,10 +470,11 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
         _, ax = plt.subplots(figsize=(8, 4.8))
     hubs = {Leg.PRIVATE_DATA: (0.0, 0.0), Leg.UNTRUSTED_CONTENT: (1.0, 1.6), Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0)}
     centre = (1.0, 0.55)
-    color = "#d62728" if report.complete else "#bbbbbb"
+    color = TRIFECTA_COLOR if report.complete else "#bbbbbb"
     corners = [hubs[leg] for leg in Leg] + [hubs[Leg.PRIVATE_DATA]]
     ax.plot(*zip(*corners), color=color, lw=5 if report.complete else 1.5, zorder=1, solid_capstyle="round")
 
+    xs, ys = [x for x, _ in hubs.values()], [y for _, y in hubs.values()]
     groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
     for item in report.tools:
         legs = tuple(leg for leg in Leg if any(s.tool == item.name and s.server == item.server and s.leg is leg for s in report.supplies))
@@ -469,7 +484,7 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
             ax_x = sum(hubs[leg][0] for leg in legs) / len(legs)
             ax_y = sum(hubs[leg][1] for leg in legs) / len(legs)
             # push tools outward from the centre so links do not cross the triangle
-            push = 0.6 if len(legs) == 1 else 0.5
+            push = 0.6 if len(legs) == 1 else 0.9
             dx, dy = ax_x - centre[0], ax_y - centre[1]
             norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
             base = (ax_x + push * dx / norm, ax_y + push * dy / norm)
@@ -477,8 +492,10 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
         else:
             base, along = (1.0, -0.75), (1.0, 0.0)
         for k, item in enumerate(items):
-            offset = (k - (len(items) - 1) / 2) * 0.55
+            offset = (k - (len(items) - 1) / 2) * 0.7
             x, y = base[0] + along[0] * offset, base[1] + along[1] * offset
+            xs.append(x)
+            ys.append(y)
             for leg in legs:
                 guessed = all(
                     s.basis is Basis.GUESS for s in report.supplies if s.tool == item.name and s.server == item.server and s.leg is leg
@@ -494,15 +511,16 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
     for leg, (x, y) in hubs.items():
         present = bool(report.suppliers(leg))
         ax.scatter([x], [y], s=700, color=LEG_COLORS[leg] if present else "white", edgecolors=LEG_COLORS[leg], linewidths=2, zorder=5)
+        ax.text(x, y, LEG_LETTERS[leg], ha="center", va="center", fontsize=11, fontweight="bold", color="white" if present else LEG_COLORS[leg], zorder=6)
     handles = [
-        Line2D([], [], marker="o", ls="", ms=11, color=LEG_COLORS[leg], label=f"{leg}" + ("" if report.suppliers(leg) else " (absent)"))
+        Line2D([], [], marker="o", ls="", ms=11, color=LEG_COLORS[leg], label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"))
         for leg in Leg
     ]
     handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
     handles.append(Line2D([], [], color=color, lw=4, label="all three legs: trifecta" if report.complete else "trifecta incomplete"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9)
-    ax.set_xlim(-0.8, 2.8)
-    ax.set_ylim(-1.0, 2.6)
+    ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
+    ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete"))

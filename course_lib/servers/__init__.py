@@ -17,6 +17,9 @@ SERVERS: dict[str, str] = {
     "private-notes": "course_lib.servers.private_notes",
     "web-search": "course_lib.servers.web_search",
     "mailer": "course_lib.servers.mailer",
+    "log-tidy": "course_lib.servers.cleanup",
+    "ops-db": "course_lib.servers.sql_query",
+    "ops-assistant": "course_lib.servers.ops_scoped",
 }
 
 

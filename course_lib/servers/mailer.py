@@ -58,6 +58,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     )
 
     @server.tool(
+        structured_output=False,  # plain text for the model; no output schema to validate
         title="Send an e-mail",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True

@@ -67,6 +67,7 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     )
 
     @server.tool(
+        structured_output=False,  # plain text for the model; no output schema to validate
         title="List the team's notes",
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )
@@ -75,6 +76,7 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
         return sorted(p.stem for p in sandbox.root.glob("*.txt"))
 
     @server.tool(
+        structured_output=False,  # plain text for the model; no output schema to validate
         title="Read a note",
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )

@@ -85,9 +85,15 @@ def build_server(root: str | os.PathLike[str] | None = None, pages: Sequence[Pag
 
     The server carries `server.sandbox` (its folder, where `queries.log` is kept)
     and `server.queries` (every query received, in order).
+
+    Raises:
+        ValueError: an item of `pages` is not a `Page`.
     """
     sandbox = Sandbox(root, prefix="web-search-")
     index = tuple(PAGES if pages is None else pages)
+    for page in index:
+        if not isinstance(page, Page):
+            raise ValueError(f"pages must be Page(url, title, text) objects, not {page!r}")
     queries: list[str] = []
     log_path = sandbox.resolve("queries.log")
 
@@ -98,6 +104,7 @@ def build_server(root: str | os.PathLike[str] | None = None, pages: Sequence[Pag
     )
 
     @server.tool(
+        structured_output=False,  # plain text for the model; no output schema to validate
         title="Search the web",
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True),
     )

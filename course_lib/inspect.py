@@ -1,0 +1,357 @@
+"""``python -m course_lib inspect [--json] -- CMD [ARGS...] [-- CMD2 ARGS...]``: inspect any stdio MCP server.
+
+For each server: its tools table (declared and effective hints, display title, risk
+profile) and the findings of the annotation check; then, for all servers together as one
+session, the lethal-trifecta status. Works with servers on the 2026 protocol and with
+older ones (1.x Python SDK, most npm servers): the SDK's "auto" mode sends the 2026
+`server/discover` request and falls back to the legacy `initialize` handshake when the
+server does not understand it.
+
+Exit status: 0 every server inspected; 1 the trifecta is complete and `--fail-on-trifecta`
+was given; 2 bad command line; 3 at least one server could not be inspected (did not
+start, is not an MCP server, or did not answer within `--timeout`).
+
+Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import stdio_client
+from mcp.types import Tool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
+    from exceptiongroup import BaseExceptionGroup
+
+from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
+from .connect import ConnectError, _stdio_parameters
+from .session import Leg, analyse_session
+
+HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
+
+EXIT_OK = 0
+EXIT_TRIFECTA = 1
+EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
+DEFAULT_TIMEOUT = 30.0
+STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
+MAX_LINE = 300
+MAX_LISTED = 5  # suppliers named per leg in the text report
+MAX_PAGES = 100  # tools/list pages read from one server
+
+EPILOG = """\
+examples:
+  python -m course_lib inspect -- python -m course_lib serve file-ops
+  python -m course_lib inspect --json -- npx -y @modelcontextprotocol/server-everything
+  python -m course_lib inspect -- python -m course_lib serve private-notes \\
+                               -- python -m course_lib serve web-search \\
+                               -- python -m course_lib serve mailer
+  python -m course_lib inspect --server "uvx mcp-server-fetch" --server "python my_server.py"
+
+Each `--` starts one server command (its own arguments follow it, untouched); `--server`
+takes one shell-quoted command and may be repeated. All servers are one session.
+exit status: 0 inspected, 1 trifecta complete with --fail-on-trifecta, 2 usage, 3 a server could not be inspected
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"give up on a server that has not listed its tools after this long (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("auto", "legacy"),
+        default="auto",
+        help="auto: try the 2026 server/discover, fall back to the legacy handshake (default); legacy: handshake only",
+    )
+    parser.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a server command as one shell-quoted string; repeat for more servers",
+    )
+    parser.add_argument("--fail-on-trifecta", action="store_true", help="exit with status 1 when the session has all three legs")
+    parser.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- CMD [ARGS...]",
+        help="a server command; repeat `-- CMD [ARGS...]` for more servers (put options before the first --)",
+    )
+
+
+@dataclass
+class ServerInspection:
+    """What inspecting one server command found (or why it failed)."""
+
+    argv: list[str]
+    tools: list[Tool] = field(default_factory=list)
+    name: str | None = None
+    version: str | None = None
+    protocol: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
+
+    @property
+    def handshake(self) -> str | None:
+        if self.protocol is None:
+            return None
+        return "server/discover" if self.protocol in MODERN_PROTOCOL_VERSIONS else "initialize (legacy handshake)"
+
+
+def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
+    """Return the server commands: one per `--server` string, then one per `--`-separated group.
+
+    Raises:
+        ValueError: no command at all, an empty command, or a `--server` string that does not parse.
+    """
+    commands: list[list[str]] = []
+    for text in servers:
+        try:
+            argv = shlex.split(text)
+        except ValueError as exc:
+            raise ValueError(f"--server {text!r} is not a valid shell command ({exc}); check the quotes") from None
+        if not argv:
+            raise ValueError("--server was given an empty command; give a program and its arguments")
+        commands.append(argv)
+    groups: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "--":
+            groups.append([])
+        else:
+            groups[-1].append(token)
+    if groups[0] and len(groups) > 1:
+        raise ValueError(f"put '--' before the first server command too: {shlex.join(groups[0])!r} came before it")
+    commands += [g for g in groups if g]
+    if not commands:
+        raise ValueError("no server to inspect: give one as `-- CMD [ARGS...]` or `--server \"CMD ARGS\"`")
+    return commands
+
+
+def _tail(errlog: Any) -> str:
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        lines = [line.rstrip()[:MAX_LINE] for line in errlog.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    return "\n".join(lines[-STDERR_LINES:])
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _explain(command: str, exc: BaseException, stderr: str) -> str:
+    """Turn a failure into one paragraph: what happened, the likely cause, what to try."""
+    causes = "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
+    did_not_start = isinstance(exc, ConnectError) or all(isinstance(e, OSError) for e in _leaves(exc))
+    if isinstance(exc, ConnectError):
+        text = f"`{command}` did not start: {exc}."
+    elif did_not_start:
+        text = f"`{command}` did not start ({causes}). Check that the program exists and may be executed."
+    elif "Connection closed" in causes:
+        text = (
+            f"`{command}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
+            "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or exited)."
+        )
+    else:
+        text = (
+            f"`{command}` is not an MCP server on stdio: it answered, but not with a valid MCP handshake ({causes})."
+        )
+    if stderr:
+        text += " Its last lines on stderr: " + " | ".join(stderr.splitlines())
+    elif not did_not_start:
+        text += " Run the command alone in a terminal to see what it does."
+    return text
+
+
+async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto") -> ServerInspection:
+    """Start one server command, list its tools and stop it; never raises for a misbehaving server."""
+    found = ServerInspection(list(argv))
+    command = found.command
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            params = _stdio_parameters(argv, None)
+        except (ConnectError, ValueError) as exc:
+            found.error = _explain(command, exc if isinstance(exc, ConnectError) else ConnectError(str(exc)), "")
+            return found
+        try:
+            with anyio.fail_after(timeout):
+                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
+                    found.protocol = client.protocol_version
+                    if client.server_info is not None:
+                        found.name = client.server_info.name
+                        found.version = client.server_info.version or None
+                    cursor: str | None = None
+                    for _ in range(MAX_PAGES):  # a server may list its tools over several pages
+                        page = await client.list_tools(cursor=cursor)
+                        found.tools += page.tools
+                        cursor = page.next_cursor
+                        if not cursor:
+                            break
+        except TimeoutError:
+            stderr = _tail(errlog)
+            found.error = (
+                f"`{command}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
+                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
+                "download: run it alone in a terminal, or raise --timeout)."
+                + (" Its last lines on stderr: " + " | ".join(stderr.splitlines()) if stderr else "")
+            )
+        except Exception as exc:  # noqa: BLE001 - every failure of a foreign program becomes one paragraph
+            found.error = _explain(command, exc, _tail(errlog))
+    return found
+
+
+def _cell(raw: Any, eff: Any) -> str:
+    show = {True: "true", False: "false", None: "-"}
+    if raw is None:
+        return f"- → {show.get(eff, eff)}" if eff != "n/a" else "-"
+    if eff == "n/a":
+        return f"{show[raw]} (n/a)"
+    return show[raw]
+
+
+def tools_lines(tools: list[Tool]) -> list[str]:
+    """Return a plain-text table: declared value, or "- → default" where a hint is absent."""
+    if not tools:
+        return ["  (no tools)"]
+    header = ["tool", "title", *[h.removesuffix("Hint") for h in HINTS], "profile"]
+    rows = []
+    for tool in tools:
+        raw, eff = declared(tool.annotations), effective(tool.annotations).as_wire()
+        rows.append([tool.name, display_title(tool), *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))])
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    return ["  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+
+
+def _count(items: Any, noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
+def _label(found: ServerInspection, used: set[str]) -> str:
+    base = found.name or os.path.basename(found.argv[0])
+    label, n = base, 2
+    while label in used:
+        label, n = f"{base}#{n}", n + 1
+    used.add(label)
+    return label
+
+
+def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
+    """Return the JSON document and the text lines for inspected servers."""
+    used: set[str] = set()
+    labels = [_label(r, used) for r in results]
+    lines: list[str] = []
+    servers = []
+    for label, found in zip(labels, results):
+        findings = [f for tool in found.tools for f in check_annotations(tool)]
+        servers.append(
+            {
+                "label": label,
+                "command": found.argv,
+                "ok": found.ok,
+                "error": found.error,
+                "server_info": {"name": found.name, "version": found.version} if found.ok else None,
+                "protocol": found.protocol,
+                "handshake": found.handshake,
+                "tools": [
+                    {
+                        "name": t.name,
+                        "title": display_title(t),
+                        "declared": declared(t.annotations),
+                        "effective": effective(t.annotations).as_wire(),
+                        "profile": str(classify(t.annotations)),
+                    }
+                    for t in found.tools
+                ],
+                "findings": [vars(f) for f in findings],
+            }
+        )
+        lines.append(f"== {label}: {found.command}")
+        if not found.ok:
+            lines += [f"  ERROR: {found.error}", ""]
+            continue
+        version = f" {found.version}" if found.version else ""
+        lines.append(f"  server {found.name or '(unnamed)'}{version}; protocol {found.protocol} via {found.handshake}; {_count(found.tools, 'tool')}")
+        lines += tools_lines(found.tools)
+        lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
+        lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings]
+        lines.append("")
+    inspected = {label: found.tools for label, found in zip(labels, results) if found.ok}
+    document: dict[str, Any] = {"servers": servers, "session": None}
+    if inspected:
+        session = analyse_session(inspected)
+        document["session"] = session.as_dict()
+        skipped = len(results) - len(inspected)
+        lines.append(f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}" + (f" ({skipped} not inspected)" if skipped else ""))
+        lines.append(f"  {session.status}")
+        for leg in Leg:
+            suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
+            if len(suppliers) > MAX_LISTED:
+                suppliers = [*suppliers[:MAX_LISTED], f"and {len(suppliers) - MAX_LISTED} more (see --json)"]
+            lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
+        lines.append("  what the hints cannot tell:")
+        lines += [f"  - {c}" for c in session.caveats]
+    return document, lines
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        commands = split_commands(list(args.command), list(args.server))
+        if not args.timeout > 0:
+            raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    except ValueError as exc:
+        print(f"course_lib inspect: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    mcp_logger = logging.getLogger("mcp")
+    level = mcp_logger.level
+    mcp_logger.setLevel(logging.CRITICAL + 1)  # the SDK logs parse errors of foreign output with tracebacks
+    try:
+
+        async def inspect_all() -> list[ServerInspection]:
+            return [await inspect_server(argv, timeout=args.timeout, mode=args.mode) for argv in commands]
+
+        results = anyio.run(inspect_all)
+    finally:
+        mcp_logger.setLevel(level)
+    document, lines = report(results)
+    status = EXIT_OK
+    if not all(r.ok for r in results):
+        status = EXIT_UNREACHABLE
+    elif args.fail_on_trifecta and document["session"] and document["session"]["trifecta"]:
+        status = EXIT_TRIFECTA
+    document["exit_status"] = status
+    if args.json:
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(lines))
+    return status

@@ -1,0 +1,173 @@
+"""`python -m course_lib inspect`: real stdio servers, a legacy (1.x-style) server, and commands that fail."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from course_lib.__main__ import main
+from course_lib.inspect import EXIT_OK, EXIT_TRIFECTA, EXIT_UNREACHABLE, EXIT_USAGE, split_commands
+
+PY = sys.executable
+
+# What an `mcp` 1.x server (FastMCP, mcp 1.30.0) sends, recorded on the wire: it rejects the
+# 2026 `server/discover` probe with -32602 and answers the pre-2026 `initialize` handshake.
+LEGACY_SERVER = textwrap.dedent(
+    """
+    import json, sys
+    TOOLS = [
+        {"name": "get_note", "description": "Read a note.", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": True, "openWorldHint": False}},
+        {"name": "send_message", "description": "Send.", "inputSchema": {"type": "object"}},
+        {"name": "list_rooms", "description": "List rooms.", "inputSchema": {"type": "object"},
+         "annotations": {"openWorldHint": False}},
+        {"name": "read_config", "description": "Read config.", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": True, "destructiveHint": True, "openWorldHint": False}},
+    ]
+    TOOLS = [t for t in TOOLS if len(sys.argv) < 2 or t["name"] in sys.argv[1:]]  # serve only the named tools
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "id" not in request:
+            continue  # a notification
+        if request["method"] == "initialize":
+            reply = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": False}},
+                                "serverInfo": {"name": "old-notes", "version": "1.30.0"}}}
+        elif request["method"] == "tools/list":
+            reply = {"result": {"tools": TOOLS}}
+        else:
+            reply = {"error": {"code": -32602, "message": "Invalid request parameters", "data": ""}}
+        print(json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply}), flush=True)
+    """
+)
+
+
+def legacy_server(tmp_path, *tools: str) -> list[str]:
+    script = tmp_path / "legacy_server.py"
+    script.write_text(LEGACY_SERVER)
+    return ["--", PY, str(script), *tools]
+
+
+def serve(name: str, root) -> list[str]:
+    return ["--", PY, "-m", "course_lib", "serve", name, "--root", str(root / name)]
+
+
+def inspect(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["inspect", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_inspects_the_three_demo_servers_as_one_session(tmp_path, capsys):
+    status, out, _ = inspect(capsys, "--timeout", "30", *serve("private-notes", tmp_path), *serve("web-search", tmp_path), *serve("mailer", tmp_path))
+    assert status == EXIT_OK
+    assert "protocol 2026-07-28 via server/discover" in out
+    assert "send_email  Send an e-mail  false" in out
+    assert "lethal trifecta COMPLETE" in out
+
+
+def test_json_output_is_machine_readable(tmp_path, capsys):
+    status, out, _ = inspect(capsys, "--json", "--mode", "legacy", *serve("file-ops", tmp_path))
+    document = json.loads(out)
+    assert status == document["exit_status"] == EXIT_OK
+    (server,) = document["servers"]
+    assert server["ok"] and server["server_info"]["name"] == "annotated-file-ops"
+    assert (server["protocol"], server["handshake"]) == ("2025-11-25", "initialize (legacy handshake)")
+    read_file = server["tools"][0]
+    assert read_file["declared"]["readOnlyHint"] is True
+    assert read_file["effective"]["destructiveHint"] == "n/a"
+    assert document["session"]["legs"]["private data"]["present"] is True
+
+
+def test_legacy_server_is_inspected_through_the_initialize_fallback(tmp_path, capsys):
+    status, out, _ = inspect(capsys, "--timeout", "30", *legacy_server(tmp_path))
+    assert status == EXIT_OK
+    assert "server old-notes 1.30.0; protocol 2025-11-25 via initialize (legacy handshake)" in out
+    assert "send_message  send_message  - → false" in out  # absent hints shown with their defaults
+    assert "[missing] openWorldHint is absent" in out
+
+
+def test_findings_name_missing_contradictory_and_ignored_hints(tmp_path, capsys):
+    status, out, _ = inspect(capsys, *legacy_server(tmp_path, "list_rooms", "read_config"))
+    assert status == EXIT_OK
+    assert "list_rooms: [missing] 'list_rooms' sounds read-only but does not say readOnlyHint: true" in out
+    assert "read_config: [contradiction] declared read-only and destructive at once" in out
+    assert "read_config: [ignored] destructiveHint=True is ignored" in out
+    assert "read_config  read_config  true       true (n/a)" in out  # declared, but meaningless
+
+
+def test_fail_on_trifecta_sets_exit_status_one(tmp_path, capsys):
+    # get_note reads a closed world (private data, guessed); unannotated send_message is open world by default
+    assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path))[0] == EXIT_TRIFECTA
+    assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path, "send_message"))[0] == EXIT_OK
+    assert inspect(capsys, *legacy_server(tmp_path))[0] == EXIT_OK  # without the flag, a trifecta is a finding
+
+
+def test_program_that_is_not_an_mcp_server_gets_one_paragraph_and_status_three(capsys):
+    status, out, err = inspect(capsys, "--timeout", "20", "--", PY, "-c", "print('hello')")
+    assert status == EXIT_UNREACHABLE
+    assert "is not an MCP server" in out
+    assert "Traceback" not in out + err
+
+
+def test_cat_echoing_requests_back_is_not_an_mcp_server(capsys):
+    status, out, _ = inspect(capsys, "--timeout", "20", "--", "cat")
+    assert status == EXIT_UNREACHABLE
+    assert "`cat` is not an MCP server" in out
+
+
+def test_json_output_reports_a_failed_server_and_no_session(capsys):
+    status, out, _ = inspect(capsys, "--json", "--timeout", "20", "--", "cat")
+    document = json.loads(out)
+    assert status == document["exit_status"] == EXIT_UNREACHABLE
+    (server,) = document["servers"]
+    assert server["ok"] is False and "is not an MCP server" in server["error"]
+    assert server["tools"] == [] and document["session"] is None
+
+
+def test_server_crashing_at_start_shows_its_stderr(capsys):
+    status, out, _ = inspect(capsys, "--timeout", "20", "--", PY, "-c", "import sys; sys.exit('missing API key')")
+    assert status == EXIT_UNREACHABLE
+    assert "Its last lines on stderr: missing API key" in out
+
+
+def test_missing_program_did_not_start(capsys):
+    status, out, _ = inspect(capsys, "--", "no-such-mcp-server-program")
+    assert status == EXIT_UNREACHABLE
+    assert "did not start" in out
+
+
+def test_hanging_command_is_stopped_at_the_timeout_without_a_traceback():
+    started = time.monotonic()
+    done = subprocess.run(
+        [PY, "-m", "course_lib", "inspect", "--timeout", "1", "--", PY, "-c", "import time; time.sleep(600)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == EXIT_UNREACHABLE
+    assert "did not answer within 1 s" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert time.monotonic() - started < 60  # bounded by the timeout, far below the 600 s the command would take
+
+
+def test_one_failing_server_does_not_hide_the_others(tmp_path, capsys):
+    status, out, _ = inspect(capsys, "--timeout", "20", "--server", "no-such-program", *legacy_server(tmp_path))
+    assert status == EXIT_UNREACHABLE
+    assert "send_message" in out and "(1 not inspected)" in out
+
+
+def test_commands_split_on_double_dash_and_server_strings():
+    assert split_commands(["--", "a", "-x", "--", "b"], ["c 'd e'"]) == [["c", "d e"], ["a", "-x"], ["b"]]
+    assert split_commands(["a", "b"], []) == [["a", "b"]]
+
+
+@pytest.mark.parametrize("argv", [[], ["--timeout", "0", "--", "cat"], ["--server", "'unclosed"]])
+def test_bad_command_lines_exit_with_status_two(capsys, argv):
+    status, _, err = inspect(capsys, *argv)
+    assert status == EXIT_USAGE
+    assert err.startswith("course_lib inspect: ")
