@@ -83,7 +83,8 @@ def _run(database: Path, sql: str, *, read_only: bool) -> str:
     try:
         cursor = connection.execute(sql)
         if cursor.description is None:
-            return f"statement ran; {max(cursor.rowcount, 0)} row(s) changed"
+            changed = f"; {cursor.rowcount} row(s) changed" if cursor.rowcount >= 0 else ""
+            return f"statement ran{changed}"
         header = [column[0] for column in cursor.description]
         rows = cursor.fetchmany(MAX_ROWS + 1)
         lines = [" | ".join(header)] + [" | ".join(str(v) for v in row) for row in rows[:MAX_ROWS]]

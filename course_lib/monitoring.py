@@ -1,0 +1,317 @@
+"""Monitoring: a seeded day of tool-call audit events, the five signals worth watching, a dashboard.
+
+The seed's five signals, each with the value a healthy deployment shows (`SIGNALS`):
+
+1. writes by tools declared read-only: should be 0; anything else means a hint or an
+   implementation is wrong;
+2. share of sensitive calls run without confirmation: near 0; high means the client trusts hints too much;
+3. changes of a tool's hints between listings: 0; each one needs re-approval (a rug pull?);
+4. confirmation approval rate: well below 100 %; near 100 % means prompts are clicked through;
+5. server authorisation rejection rate: small but not 0; a steady 0 suggests scopes too broad
+   or no check at all.
+
+The thresholds are the course's illustrative choices; tune them to your own traffic.
+
+An event log is a DataFrame with `EVENT_COLUMNS`; `simulate_day(seed)` makes a realistic
+one (a bad day with `problems=True`, a healthy one with `problems=False`);
+`five_signals(events)` computes the day's values, `hourly_signals(events)` the same per hour,
+and `plot_dashboard(events)` draws them with the healthy range marked.
+
+Introduced in: notebooks/06_beyond_hints.ipynb
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "DAY",
+    "EVENT_COLUMNS",
+    "SIGNALS",
+    "Signal",
+    "five_signals",
+    "hourly_signals",
+    "plot_dashboard",
+    "simulate_day",
+]
+
+DAY = pd.Timestamp("2026-11-30")
+EVENT_COLUMNS = (
+    "time",  # pandas Timestamp
+    "event",  # "tools/list" (one row per tool listed) or "tools/call"
+    "server",
+    "tool",
+    "hints",  # the tool's declared hints as listed, e.g. "readOnly=true destructive=absent ..."
+    "declared_read_only",  # bool: the tool declared readOnlyHint true when called
+    "sensitive",  # bool: the host treats the call as sensitive (not declared read-only, or on its own list)
+    "confirmation",  # "not asked", "approved" or "declined"
+    "authorisation",  # "allowed", "rejected" or "not checked" (by the server)
+    "write_observed",  # bool: the audit saw the call change state
+)
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One signal: what it measures and the range a healthy deployment stays in."""
+
+    name: str
+    unit: str  # "count" or "share"
+    low: float
+    high: float
+    healthy: str  # the healthy range, as a person would say it
+    meaning: str  # what an unhealthy value suggests
+
+
+SIGNALS: tuple[Signal, ...] = (
+    Signal("writes by read-only tools", "count", 0, 0, "0", "a hint or an implementation is wrong: audit the tool"),
+    Signal("sensitive calls without confirmation", "share", 0, 0.05, "at most 5 %", "the client trusts hints (or auto-approval) too much"),
+    Signal("hint changes", "count", 0, 0, "0", "definitions changed after approval: re-approve, suspect a rug pull"),
+    Signal("confirmation approval rate", "share", 0, 0.95, "at most 95 %", "prompts are clicked through: approval fatigue"),
+    Signal("authorisation rejection rate", "share", 0.001, 0.05, "above 0, at most 5 %", "0: scopes too broad or no check; high: misuse"),
+)
+_BY_NAME = {s.name: s for s in SIGNALS}
+
+# (server, tool): (hints on a healthy day, sensitive on the host's own list)
+_TOOLS: dict[tuple[str, str], tuple[str, bool]] = {
+    ("annotated-file-ops", "read_file"): ("readOnly=true openWorld=false", False),
+    ("annotated-file-ops", "append_text"): ("readOnly=false destructive=false idempotent=false openWorld=false", False),
+    ("annotated-file-ops", "delete_file"): ("readOnly=false destructive=true idempotent=true openWorld=false", True),
+    ("log-tidy", "disk_usage"): ("readOnly=true openWorld=false", False),
+    ("log-tidy", "tidy_logs"): ("readOnly=false destructive=true idempotent=true openWorld=false", False),
+    ("ops-assistant", "list_logs"): ("readOnly=true openWorld=false", False),
+    ("ops-assistant", "cleanup_logs"): ("readOnly=false destructive=true idempotent=true openWorld=false", True),
+    ("ops-db", "execute_query"): ("readOnly=false destructive=true idempotent=false openWorld=false", True),
+}
+_WEIGHTS = {
+    "read_file": 30, "append_text": 8, "delete_file": 4, "disk_usage": 10, "tidy_logs": 3,
+    "list_logs": 15, "cleanup_logs": 3, "execute_query": 12,
+}
+_WRITES = {"append_text", "delete_file", "tidy_logs", "cleanup_logs"}
+_AUTHORISING = {"ops-assistant", "ops-db"}
+_LYING_HINTS = "readOnly=true openWorld=false"
+
+
+def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tuple[int, int] = (30, 50)) -> pd.DataFrame:
+    """Return one working day (08:00 to 19:00) of audit events of the operations assistant, seeded.
+
+    With `problems` the day goes wrong the ways lesson 06 warns about: log-tidy's
+    `tidy_logs` declares itself read-only and deletes; `cleanup_logs`' hints flip to
+    read-only from 13:00 to 16:00 (a rug pull and back); at 13:00 the user picks "always
+    allow" for `delete_file`; prompts are approved 98 % of the time; the token's scopes are so
+    broad that the servers never refuse. Without `problems` every signal stays healthy.
+
+    Raises:
+        ValueError: a non-integer seed or a bad `calls_per_hour` range.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an integer, not {seed!r}")
+    low, high = calls_per_hour
+    if not (isinstance(low, int) and isinstance(high, int) and 0 < low <= high <= 10_000):
+        raise ValueError(f"calls_per_hour must be (low, high) with 0 < low <= high <= 10000, not {calls_per_hour!r}")
+    rng = random.Random(seed)
+    approve_p = 0.98 if problems else 0.8
+    reject_p = 0.0 if problems else 0.03
+    names = list(_TOOLS)
+    weights = [_WEIGHTS[tool] for _, tool in names]
+    rows: list[dict[str, Any]] = []
+
+    def hints_at(server: str, tool: str, hour: int) -> str:
+        if problems and tool == "tidy_logs":
+            return _LYING_HINTS
+        if problems and tool == "cleanup_logs" and 13 <= hour < 16:
+            return _LYING_HINTS
+        return _TOOLS[(server, tool)][0]
+
+    for hour in range(8, 19):
+        start = DAY + pd.Timedelta(hours=hour)
+        for server, tool in names:
+            rows.append({"time": start, "event": "tools/list", "server": server, "tool": tool, "hints": hints_at(server, tool, hour)})
+        for _ in range(rng.randint(low, high)):
+            server, tool = rng.choices(names, weights)[0]
+            hints = hints_at(server, tool, hour)
+            read_only = hints.startswith("readOnly=true")
+            sensitive = (not read_only) or _TOOLS[(server, tool)][1]
+            if not sensitive:
+                confirmation = "not asked"
+            elif problems and tool == "delete_file" and hour >= 13:
+                confirmation = "not asked"  # "always allow" chosen at 13:00
+            else:
+                confirmation = "approved" if rng.random() < approve_p else "declined"
+            ran = confirmation != "declined"
+            authorisation = "not checked"
+            if ran and server in _AUTHORISING:
+                authorisation = "rejected" if rng.random() < reject_p else "allowed"
+            writes = tool in _WRITES or (tool == "execute_query" and rng.random() < 0.3)
+            rows.append(
+                {
+                    "time": start + pd.Timedelta(seconds=rng.randrange(1, 3600)),
+                    "event": "tools/call",
+                    "server": server,
+                    "tool": tool,
+                    "hints": hints,
+                    "declared_read_only": read_only,
+                    "sensitive": sensitive,
+                    "confirmation": confirmation,
+                    "authorisation": authorisation,
+                    "write_observed": ran and authorisation != "rejected" and writes,
+                }
+            )
+    frame = pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
+    frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable").reset_index(drop=True)
+    for column in ("declared_read_only", "sensitive", "write_observed"):
+        frame[column] = frame[column].astype("boolean")
+    return frame
+
+
+def _check_events(events: Any) -> pd.DataFrame:
+    if not isinstance(events, pd.DataFrame):
+        raise ValueError(f"events must be a DataFrame with the columns of EVENT_COLUMNS, not {type(events).__name__}")
+    missing = [c for c in EVENT_COLUMNS if c not in events.columns]
+    if missing:
+        raise ValueError(f"events lacks the column(s) {', '.join(missing)}; see monitoring.EVENT_COLUMNS")
+    return events
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else math.nan
+
+
+def _values(events: pd.DataFrame) -> dict[str, float]:
+    calls = events[events["event"] == "tools/call"]
+    listings = events[events["event"] == "tools/list"].sort_values("time", kind="stable")
+    ro_writes = int((calls["declared_read_only"].fillna(False) & calls["write_observed"].fillna(False)).sum())
+    sensitive_ran = calls[calls["sensitive"].fillna(False) & (calls["confirmation"] != "declined")]
+    unconfirmed = _ratio(int((sensitive_ran["confirmation"] == "not asked").sum()), len(sensitive_ran))
+    changes = 0
+    for _, group in listings.groupby(["server", "tool"], sort=True):
+        hints = group["hints"].tolist()
+        changes += sum(a != b for a, b in zip(hints, hints[1:]))
+    answered = calls[calls["confirmation"].isin(["approved", "declined"])]
+    approval = _ratio(int((answered["confirmation"] == "approved").sum()), len(answered))
+    checked = calls[calls["authorisation"].isin(["allowed", "rejected"])]
+    rejection = _ratio(int((checked["authorisation"] == "rejected").sum()), len(checked))
+    return {
+        "writes by read-only tools": ro_writes,
+        "sensitive calls without confirmation": unconfirmed,
+        "hint changes": changes,
+        "confirmation approval rate": approval,
+        "authorisation rejection rate": rejection,
+    }
+
+
+def _status(signal: Signal, value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "no data"
+    return "ok" if signal.low <= value <= signal.high else "ALERT"
+
+
+def _reading(signal: Signal, value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "no data"
+    return f"{value * 100:.1f} %" if signal.unit == "share" else f"{int(value)}"
+
+
+def five_signals(events: pd.DataFrame) -> pd.DataFrame:
+    """Return the five signals for a log of events: reading, value, healthy range, status and what an alert suggests.
+
+    `reading` is the value as a person reads it ("7.4 %", "2"); `value` is the number, shares
+    as fractions (0.25 is 25 %); a share with nothing to count is NaN ("no data").
+
+    Raises:
+        ValueError: `events` is not a DataFrame with `EVENT_COLUMNS`.
+    """
+    values = _values(_check_events(events))
+    rows = []
+    for signal in SIGNALS:
+        value = values[signal.name]
+        rows.append(
+            {
+                "signal": signal.name,
+                "reading": _reading(signal, value),
+                "value": value,
+                "healthy": signal.healthy,
+                "status": _status(signal, value),
+                "if not ok": signal.meaning,
+            }
+        )
+    return pd.DataFrame(rows).set_index("signal")
+
+
+def hourly_signals(events: pd.DataFrame) -> pd.DataFrame:
+    """Return the five signals computed hour by hour (one row per hour of the day that has events).
+
+    A hint change counts in the hour whose listing shows the new hints.
+
+    Raises:
+        ValueError: `events` is not a DataFrame with `EVENT_COLUMNS`.
+    """
+    events = _check_events(events)
+    if events.empty:
+        return pd.DataFrame(columns=[s.name for s in SIGNALS], index=pd.Index([], name="hour"))
+    hours = events["time"].dt.hour
+    rows = {}
+    for hour in sorted(hours.unique()):
+        until = events[hours <= hour]
+        earlier = events[hours < hour]
+        now = _values(events[hours == hour])
+        # a hint change needs the previous listing, which may be in an earlier hour
+        now["hint changes"] = _values(until)["hint changes"] - (_values(earlier)["hint changes"] if len(earlier) else 0)
+        rows[int(hour)] = now
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "hour"
+    return frame
+
+
+_BLUE, _GREEN, _RED = "#0072B2", "#009E73", "#D55E00"  # Okabe-Ito: colour-blind safe
+
+
+def plot_dashboard(events: pd.DataFrame, *, title: str = "A day of tool calls: five signals") -> Figure:
+    """Draw the five signals hour by hour, one panel each, the healthy range shaded green.
+
+    Points are blue inside the healthy range and vermilion outside it; each panel's title gives
+    the whole day's value. Returns the `Figure` (display it by leaving it last in a cell); no
+    global state is changed beyond importing `matplotlib.pyplot`.
+
+    Raises:
+        ValueError: `events` is not a DataFrame with `EVENT_COLUMNS`.
+    """
+    # imported here so `import course_lib` stays quick; pyplot lets Jupyter display the returned figure
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    hourly = hourly_signals(events)
+    day = five_signals(events)
+    figure = plt.figure(figsize=(11, 6), layout="constrained")
+    plt.close(figure)  # shown once, as the cell's value, not again by pyplot at the end of the cell
+    axes = figure.subplots(2, 3)
+    for ax, signal in zip(axes.flat, SIGNALS):
+        values = hourly[signal.name].astype(float)
+        scale = 100 if signal.unit == "share" else 1
+        colours = [_RED if _status(signal, v) == "ALERT" else _BLUE for v in values]
+        shown_values = values * scale
+        ax.axhspan(signal.low * scale, signal.high * scale, color=_GREEN, alpha=0.2, lw=0, zorder=0)
+        ax.axhline(signal.high * scale, color=_GREEN, lw=1.5, zorder=1)
+        ax.plot(values.index, shown_values, color="#999999", lw=1, zorder=2)
+        ax.scatter(values.index, shown_values.fillna(0), c=colours, s=28, zorder=3)
+        top = max(float(shown_values.max(skipna=True)) if values.notna().any() else 0.0, signal.high * scale, 1.0)
+        ax.set_ylim(-0.05 * top, top * 1.15)
+        if signal.unit == "count":
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(f"{signal.name}\nday: {day.loc[signal.name, 'reading']} ({day.loc[signal.name, 'status']})", fontsize=9)
+        ax.set_ylabel("%" if signal.unit == "share" else "count", fontsize=8)
+        ax.set_xlabel("hour", fontsize=8)
+        ax.tick_params(labelsize=7)
+    legend = axes.flat[-1]
+    legend.axis("off")
+    lines = [f"{s.name}: healthy {s.healthy}" for s in SIGNALS]
+    legend.text(0, 1, "Healthy value or range (green)\n\n" + "\n".join(lines), va="top", fontsize=8, wrap=True)
+    figure.suptitle(title)
+    return figure

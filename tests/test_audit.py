@@ -1,0 +1,263 @@
+"""course_lib.audit: side-effect observation, behaviour checks, trust that follows behaviour, the host loop."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import anyio
+import pytest
+from mcp.types import ToolAnnotations
+
+from course_lib.audit import (
+    AuditEvent,
+    AuditLog,
+    Host,
+    SideEffect,
+    TrustBook,
+    approve_all,
+    check_behaviour,
+    decline_all,
+    side_effects,
+    snapshot,
+)
+from course_lib.connect import connect
+from course_lib.policy import SPEC, TRUST_EVERYTHING, PreCall, Trust
+from course_lib.servers import cleanup, file_ops
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
+
+
+def make_db(path, rows=(("a",), ("b",))):
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE t (x TEXT)")
+    connection.executemany("INSERT INTO t VALUES (?)", rows)
+    connection.commit()
+    connection.close()
+
+
+def changes(root, action):
+    before = snapshot(root)
+    action()
+    return side_effects(before, snapshot(root))
+
+
+def test_a_created_file_is_a_created_side_effect(tmp_path):
+    effects = changes(tmp_path, lambda: (tmp_path / "new.txt").write_text("hello"))
+    assert [(e.kind, e.target) for e in effects] == [("created", "new.txt")]
+    assert not effects[0].destructive
+
+
+def test_a_modified_file_is_a_modified_side_effect(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("one")
+    effects = changes(tmp_path, lambda: (tmp_path / "notes" / "a.txt").write_text("two"))
+    assert [(e.kind, e.target) for e in effects] == [("modified", "notes/a.txt")]
+    assert effects[0].destructive  # same size, different content: overwritten
+
+
+def test_a_grown_file_is_not_called_destructive_but_a_shrunk_one_is(tmp_path):
+    path = tmp_path / "log.txt"
+    path.write_text("abc")
+    grown = changes(tmp_path, lambda: path.write_text("abcdef"))
+    shrunk = changes(tmp_path, lambda: path.write_text("a"))
+    assert [e.destructive for e in grown + shrunk] == [False, True]
+
+
+def test_a_deleted_file_is_a_destructive_deleted_side_effect(tmp_path):
+    (tmp_path / "old.log").write_text("x")
+    effects = changes(tmp_path, lambda: (tmp_path / "old.log").unlink())
+    assert [(e.kind, e.target, e.destructive) for e in effects] == [("deleted", "old.log", True)]
+
+
+def test_a_dropped_table_is_a_destructive_database_write(tmp_path):
+    make_db(tmp_path / "ops.db")
+
+    def drop():
+        connection = sqlite3.connect(tmp_path / "ops.db")
+        connection.execute("DROP TABLE t")
+        connection.close()
+
+    effects = changes(tmp_path, drop)
+    assert [(e.kind, e.target, e.destructive) for e in effects] == [("db-write", "ops.db:t", True)]
+    assert "dropped" in effects[0].detail
+
+
+def test_inserted_rows_are_a_database_write_that_is_not_destructive(tmp_path):
+    make_db(tmp_path / "ops.db")
+
+    def insert():
+        connection = sqlite3.connect(tmp_path / "ops.db")
+        connection.execute("INSERT INTO t VALUES ('c')")
+        connection.commit()
+        connection.close()
+
+    effects = changes(tmp_path, insert)
+    assert [(e.kind, e.target, e.destructive) for e in effects] == [("db-write", "ops.db:t", False)]
+
+
+def test_reading_files_and_querying_a_database_is_no_side_effect(tmp_path):
+    (tmp_path / "a.txt").write_text("text")
+    make_db(tmp_path / "ops.db")
+
+    def read():
+        (tmp_path / "a.txt").read_text()
+        connection = sqlite3.connect(tmp_path / "ops.db")
+        connection.execute("SELECT * FROM t").fetchall()
+        connection.close()
+
+    assert changes(tmp_path, read) == []
+
+
+def test_a_created_and_a_removed_empty_folder_are_side_effects(tmp_path):
+    created = changes(tmp_path, lambda: (tmp_path / "archive").mkdir())
+    removed = changes(tmp_path, lambda: (tmp_path / "archive").rmdir())
+    assert [(e.kind, e.target) for e in created + removed] == [("created", "archive"), ("deleted", "archive")]
+
+
+def test_a_symlink_is_recorded_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s")
+    sandbox = tmp_path / "sandbox"
+    sandbox.mkdir()
+    (sandbox / "link").symlink_to(outside)
+    assert list(snapshot(sandbox)) == ["link"]
+
+
+def test_a_retargeted_symlink_is_a_modification(tmp_path):
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "b.txt").write_text("b")
+    (tmp_path / "current").symlink_to("a.txt")
+
+    def retarget():
+        (tmp_path / "current").unlink()
+        (tmp_path / "current").symlink_to("b.txt")
+
+    assert [(e.kind, e.target) for e in changes(tmp_path, retarget)] == [("modified", "current")]
+
+
+def test_snapshot_refuses_a_path_that_is_not_a_folder(tmp_path):
+    with pytest.raises(ValueError, match="not an existing folder"):
+        snapshot(tmp_path / "missing")
+    with pytest.raises(ValueError, match="folder path"):
+        snapshot(42)
+
+
+def test_side_effects_refuses_something_that_is_not_a_snapshot(tmp_path):
+    with pytest.raises(ValueError, match="snapshot"):
+        side_effects({"a": "b"}, snapshot(tmp_path))
+
+
+def test_check_behaviour_flags_a_read_only_tool_that_changed_state():
+    finding = check_behaviour(READ_ONLY, [SideEffect("created", "x.txt", "new, 1 bytes")])
+    assert finding is not None and finding.startswith("declared read-only")
+
+
+def test_check_behaviour_flags_an_additive_tool_that_deleted():
+    finding = check_behaviour(ADDITIVE, [SideEffect("deleted", "x.txt", "was 1 bytes", destructive=True)])
+    assert finding is not None and "additive" in finding
+
+
+def test_check_behaviour_accepts_writes_from_tools_that_declare_them():
+    assert check_behaviour(ADDITIVE, [SideEffect("created", "x.txt", "new")]) is None
+    assert check_behaviour(None, [SideEffect("deleted", "x.txt", "gone", destructive=True)]) is None
+    assert check_behaviour(READ_ONLY, []) is None
+
+
+def test_trust_book_downgrades_and_remembers_why():
+    book = TrustBook({"log-tidy": "trusted"})
+    assert book.level("log-tidy") is Trust.TRUSTED and book.level("other") is Trust.UNTRUSTED
+    book.downgrade("log-tidy", "deleted logs")
+    assert book.level("log-tidy") is Trust.UNTRUSTED
+    assert [(c.server, c.old, c.new, c.reason) for c in book.history] == [("log-tidy", Trust.TRUSTED, Trust.UNTRUSTED, "deleted logs")]
+
+
+def test_trust_book_refuses_unknown_levels():
+    with pytest.raises(ValueError, match="unknown trust level"):
+        TrustBook({"x": "somewhat"})
+
+
+def test_audit_log_exports_one_row_per_call():
+    log = AuditLog()
+    log.record(AuditEvent("s", "t", "{}", "trusted", "allow", "not asked", "ok"))
+    frame = log.to_frame()
+    assert list(frame.index) == [1] and frame.loc[1, "tool"] == "t"
+    with pytest.raises(ValueError, match="AuditEvent"):
+        log.record({"tool": "t"})
+
+
+def run(host, server, calls):
+    async def main():
+        with anyio.fail_after(10):
+            async with connect(server) as client:
+                return [await host.call(client, tool, args) for tool, args in calls]
+
+    return anyio.run(main)
+
+
+def test_a_client_that_trusts_every_hint_lets_the_liar_delete_without_asking():
+    server = cleanup.build_server()
+    asked = []
+    host = Host(TRUST_EVERYTHING, approve=lambda request: asked.append(request) or True)
+    [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
+    assert event.decision == "allow" and asked == []
+    assert not list((server.sandbox.root / "logs").glob("*.log.*"))
+
+
+def test_a_spec_client_asks_with_the_real_arguments_and_a_decline_keeps_the_files():
+    server = cleanup.build_server()
+    asked = []
+    host = Host(SPEC, approve=lambda request: asked.append(request) or False)
+    [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
+    assert event.confirmation == "declined" and event.outcome == "not run"
+    assert asked[0].arguments == {"folder": "logs"} and '"folder": "logs"' in asked[0].text
+    assert asked[0].decision is PreCall.WARN
+    assert len(list((server.sandbox.root / "logs").glob("*.log.*"))) == 3
+
+
+def test_the_auditing_client_flags_the_liar_and_asks_before_its_next_call():
+    server = cleanup.build_server()
+    host = Host(SPEC, trust={"log-tidy": "trusted"}, audit_root=server.sandbox.root, approve=decline_all)
+    first, second = run(host, server, [("tidy_logs", {}), ("disk_usage", {})])
+    assert first.decision == "allow" and first.finding.startswith("declared read-only")
+    assert {e.kind for e in first.side_effects} == {"deleted"} and first.trust_after == "untrusted"
+    assert second.trust == "untrusted" and second.confirmation == "declined"
+
+
+def test_the_auditor_raises_no_false_alarm_on_the_honest_file_ops_server():
+    server = file_ops.build_server()
+    host = Host(SPEC, trust={"annotated-file-ops": "trusted"}, audit_root=server.sandbox.root, approve=approve_all)
+    events = run(
+        host,
+        server,
+        [
+            ("append_text", {"path": "notes.txt", "text": "hello"}),
+            ("read_file", {"path": "notes.txt"}),
+            ("set_value", {"key": "owner", "value": "mei"}),
+            ("delete_file", {"path": "notes.txt"}),
+        ],
+    )
+    assert [e.finding for e in events] == ["", "", "", ""]
+    assert [[x.kind for x in e.side_effects] for e in events] == [["created"], [], [], ["deleted"]]
+    assert host.trust.history == []
+
+
+def test_the_hosts_own_sensitive_list_overrides_a_read_only_hint():
+    server = cleanup.build_server()
+    host = Host(SPEC, trust={"log-tidy": "trusted"}, approve=decline_all, sensitive_tools={"tidy_logs"})
+    [event] = run(host, server, [("tidy_logs", {})])
+    assert event.decision == "confirm" and event.outcome == "not run"
+
+
+def test_host_refuses_bad_configuration_and_unknown_tools(tmp_path):
+    with pytest.raises(ValueError, match="Policy"):
+        Host("spec")
+    with pytest.raises(ValueError, match="one string"):
+        Host(sensitive_tools="tidy_logs")
+    with pytest.raises(ValueError, match="not an existing folder"):
+        Host(audit_root=tmp_path / "missing")
+    with pytest.raises(ValueError, match="no tool 'nope'"):
+        run(Host(), cleanup.build_server(), [("nope", {})])
+    with pytest.raises(ValueError, match="arguments must be a dict"):
+        run(Host(), cleanup.build_server(), [("disk_usage", "logs")])
