@@ -1,159 +1,131 @@
 """course_lib: the helper library of the MCP tool-annotations course.
 
 It hides plumbing only (starting servers, turning tool lists into tables, grading);
-the line a lesson teaches stays in the notebook. Public names are listed in `__all__`.
+the line a lesson teaches stays in the notebook. Public names are listed in `__all__`
+and imported on first use, so `python -m course_lib serve ...` starts fast and
+`import course_lib` does not load pandas or matplotlib until a lesson needs them.
 """
 
 from __future__ import annotations
 
-from .annotations import (
-    FIELDS,
-    HINTS,
-    NOT_MEANINGFUL,
-    EffectiveHints,
-    Finding,
-    Profile,
-    SPEC_DEFAULTS,
-    as_tool,
-    check_annotations,
-    classify,
-    declared,
-    display_title,
-    effective,
-    fields_table,
-)
-from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
-from .checks import TODO, NotAttempted, check
-from .environment import environment_report
-from .policy import (
-    CLAUDE_CODE_DEFAULT,
-    CLAUDE_CODE_PLAN,
-    CURSOR_ASK,
-    POLICIES,
-    SPEC,
-    TRUST_EVERYTHING,
-    VSCODE,
-    Decision,
-    IgnoreHintsPolicy,
-    Policy,
-    PostCall,
-    PreCall,
-    ReadOnlyModePolicy,
-    SpecPolicy,
-    Trust,
-    TrustEverythingPolicy,
-    VSCodePolicy,
-    all_combinations,
-    combinations_table,
-    decide,
-    decision_matrix,
-    decisions_table,
-)
-from .session import Basis, Leg, SessionGuard, SessionReport, analyse_session, plot_session
-from .agent import ScriptedAgent, open_session
-from .audit import (
-    AuditEvent,
-    AuditLog,
-    ConfirmationRequest,
-    Host,
-    SideEffect,
-    State,
-    TrustBook,
-    TrustChange,
-    approve_all,
-    check_behaviour,
-    decline_all,
-    side_effects,
-    snapshot,
-)
-from .defences import comparison_table, defence_matrix, run_case
-from .monitoring import SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
-from .pinning import PinCheck, PinStore, changed_fields, fingerprint
-from .tables import as_tools, tools_table
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "CLAUDE_CODE_DEFAULT",
-    "CLAUDE_CODE_PLAN",
-    "CURSOR_ASK",
-    "FIELDS",
-    "HINTS",
-    "NOT_MEANINGFUL",
-    "POLICIES",
-    "SPEC",
-    "TODO",
-    "TRUST_EVERYTHING",
-    "VSCODE",
-    "ConnectError",
-    "Decision",
-    "Basis",
-    "EffectiveHints",
-    "Finding",
-    "IgnoreHintsPolicy",
-    "Leg",
-    "NotAttempted",
-    "Policy",
-    "PostCall",
-    "PreCall",
-    "Profile",
-    "SPEC_DEFAULTS",
-    "as_tool",
-    "ReadOnlyModePolicy",
-    "ScriptedAgent",
-    "SessionGuard",
-    "SessionReport",
-    "SpecPolicy",
-    "Trust",
-    "TrustEverythingPolicy",
-    "VSCodePolicy",
-    "__version__",
-    "all_combinations",
-    "analyse_session",
-    "as_tools",
-    "call_tool_sync",
-    "check",
-    "check_annotations",
-    "classify",
-    "combinations_table",
-    "connect",
-    "decide",
-    "decision_matrix",
-    "decisions_table",
-    "declared",
-    "display_title",
-    "effective",
-    "environment_report",
-    "fields_table",
-    "list_tools_sync",
-    "open_session",
-    "plot_session",
-    "python_command",
-    "run_sync",
-    "tools_table",
-    "AuditEvent",
-    "AuditLog",
-    "ConfirmationRequest",
-    "Host",
-    "SideEffect",
-    "State",
-    "TrustBook",
-    "TrustChange",
-    "approve_all",
-    "check_behaviour",
-    "decline_all",
-    "side_effects",
-    "snapshot",
-    "comparison_table",
-    "defence_matrix",
-    "run_case",
-    "SIGNALS",
-    "five_signals",
-    "hourly_signals",
-    "plot_dashboard",
-    "simulate_day",
-    "PinCheck",
-    "PinStore",
-    "changed_fields",
-    "fingerprint",
-]
+# public name -> the module (inside course_lib) that defines it. To make a name public, add it here
+# (and to the TYPE_CHECKING imports at the end); `__all__` follows.
+_EXPORTS: dict[str, str] = {
+    "EffectiveHints": "annotations",
+    "FIELDS": "annotations",
+    "Finding": "annotations",
+    "HINTS": "annotations",
+    "NOT_MEANINGFUL": "annotations",
+    "Profile": "annotations",
+    "SPEC_DEFAULTS": "annotations",
+    "as_tool": "annotations",
+    "check_annotations": "annotations",
+    "classify": "annotations",
+    "declared": "annotations",
+    "display_title": "annotations",
+    "effective": "annotations",
+    "fields_table": "annotations",
+    "ConnectError": "connect",
+    "call_tool_sync": "connect",
+    "connect": "connect",
+    "list_tools_sync": "connect",
+    "python_command": "connect",
+    "run_sync": "connect",
+    "NotAttempted": "checks",
+    "TODO": "checks",
+    "check": "checks",
+    "environment_report": "environment",
+    "CLAUDE_CODE_DEFAULT": "policy",
+    "CLAUDE_CODE_PLAN": "policy",
+    "CURSOR_ASK": "policy",
+    "Decision": "policy",
+    "IgnoreHintsPolicy": "policy",
+    "POLICIES": "policy",
+    "Policy": "policy",
+    "PostCall": "policy",
+    "PreCall": "policy",
+    "ReadOnlyModePolicy": "policy",
+    "SPEC": "policy",
+    "SpecPolicy": "policy",
+    "TRUST_EVERYTHING": "policy",
+    "Trust": "policy",
+    "TrustEverythingPolicy": "policy",
+    "VSCODE": "policy",
+    "VSCodePolicy": "policy",
+    "all_combinations": "policy",
+    "combinations_table": "policy",
+    "decide": "policy",
+    "decision_matrix": "policy",
+    "decisions_table": "policy",
+    "Basis": "session",
+    "Leg": "session",
+    "SessionGuard": "session",
+    "SessionReport": "session",
+    "analyse_session": "session",
+    "plot_session": "session",
+    "ScriptedAgent": "agent",
+    "open_session": "agent",
+    "AuditEvent": "audit",
+    "AuditLog": "audit",
+    "ConfirmationRequest": "audit",
+    "Host": "audit",
+    "SideEffect": "audit",
+    "State": "audit",
+    "TrustBook": "audit",
+    "TrustChange": "audit",
+    "approve_all": "audit",
+    "check_behaviour": "audit",
+    "decline_all": "audit",
+    "side_effects": "audit",
+    "snapshot": "audit",
+    "comparison_table": "defences",
+    "defence_matrix": "defences",
+    "run_case": "defences",
+    "SIGNALS": "monitoring",
+    "five_signals": "monitoring",
+    "hourly_signals": "monitoring",
+    "plot_dashboard": "monitoring",
+    "simulate_day": "monitoring",
+    "PinCheck": "pinning",
+    "PinStore": "pinning",
+    "changed_fields": "pinning",
+    "fingerprint": "pinning",
+    "as_tools": "tables",
+    "tools_table": "tables",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'course_lib' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # static checkers and IDEs see ordinary imports
+    from .annotations import EffectiveHints, FIELDS, Finding, HINTS, NOT_MEANINGFUL, Profile, SPEC_DEFAULTS, as_tool, check_annotations, classify, declared, display_title, effective, fields_table
+    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
+    from .checks import NotAttempted, TODO, check
+    from .environment import environment_report
+    from .policy import CLAUDE_CODE_DEFAULT, CLAUDE_CODE_PLAN, CURSOR_ASK, Decision, IgnoreHintsPolicy, POLICIES, Policy, PostCall, PreCall, ReadOnlyModePolicy, SPEC, SpecPolicy, TRUST_EVERYTHING, Trust, TrustEverythingPolicy, VSCODE, VSCodePolicy, all_combinations, combinations_table, decide, decision_matrix, decisions_table
+    from .session import Basis, Leg, SessionGuard, SessionReport, analyse_session, plot_session
+    from .agent import ScriptedAgent, open_session
+    from .audit import AuditEvent, AuditLog, ConfirmationRequest, Host, SideEffect, State, TrustBook, TrustChange, approve_all, check_behaviour, decline_all, side_effects, snapshot
+    from .defences import comparison_table, defence_matrix, run_case
+    from .monitoring import SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
+    from .pinning import PinCheck, PinStore, changed_fields, fingerprint
+    from .tables import as_tools, tools_table

@@ -17,13 +17,17 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the parser; with `only`, import just that command's module (a server must start fast)."""
     parser = argparse.ArgumentParser(
         prog="python -m course_lib",
         description="Tools of the MCP tool-annotations course.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name)  # known, so argparse's messages stay right; not imported
+            continue
         module = importlib.import_module(module_name)
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
@@ -32,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    args = build_parser(only=chosen).parse_args(argv)
     return int(args._run(args) or 0)
 
 
