@@ -2,10 +2,12 @@
 
 One matrix is a 9 x 9 grid covering all 81 combinations: rows set `readOnlyHint` and
 `destructiveHint`, columns set `idempotentHint` and `openWorldHint` (each true, false or
-absent). A cell's colour and word give the decision before the call; a black corner marks a
-tool whose output the client treats as untrusted after the call. Colours come from the
-Okabe-Ito palette, which stays distinguishable with the common colour-vision deficiencies,
-and every colour is backed by a word in the cell, so nothing depends on colour alone.
+absent). A cell's colour and symbol give the decision before the call (the legend spells each
+one out in the same words as `PreCall`'s values and the tables); a black corner marks a tool whose output the client treats as untrusted
+after the call (no corner: "trust output", the output goes to the model unreviewed). Colours
+come from the Okabe-Ito palette, which stays distinguishable with the common colour-vision
+deficiencies; every colour is backed by a symbol in the cell, written in black or white,
+whichever contrasts more with the cell (at least 4.5:1 for this palette).
 
 Nothing here changes global state: no `rcParams` edits, no `plt.show()`. Without `ax=`, a new
 figure is made with pyplot, so Jupyter displays it at the end of the cell.
@@ -21,6 +23,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Polygon, Rectangle
+from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from .annotations import HINTS
 from .policy import HINT_VALUES, POLICIES, Policy, PostCall, PreCall, Trust, _policy, _trust, decision_matrix
@@ -29,8 +32,11 @@ __all__ = [
     "COLORS",
     "UNTRUSTED_MARK",
     "SHORT_LABELS",
+    "SYMBOLS",
+    "contrast_ratio",
     "plot_decision_matrices",
     "plot_decision_matrix",
+    "text_color",
 ]
 
 COLORS: dict[PreCall, str] = {
@@ -41,30 +47,47 @@ COLORS: dict[PreCall, str] = {
 }
 """Cell colour for each decision before the call (Okabe-Ito palette)."""
 
-_TEXT_COLORS: dict[PreCall, str] = {
-    PreCall.ALLOW: "white",
-    PreCall.CONFIRM: "black",
-    PreCall.WARN: "black",
-    PreCall.DENY: "white",
-}
+SHORT_LABELS: dict[PreCall, str] = {p: p.value for p in PreCall}
+"""The words the legend uses for each decision before the call: `PreCall`'s own values, so
+figures and tables use one wording."""
 
-SHORT_LABELS: dict[PreCall, str] = {
-    PreCall.ALLOW: "allow",
-    PreCall.CONFIRM: "confirm",
-    PreCall.WARN: "warn",
-    PreCall.DENY: "deny",
+SYMBOLS: dict[PreCall, str] = {
+    PreCall.ALLOW: "\u2713",  # check mark
+    PreCall.CONFIRM: "?",
+    PreCall.WARN: "\u26a0",  # warning sign
+    PreCall.DENY: "\u2717",  # ballot x
 }
-"""The word written in a cell for each decision before the call."""
+"""The symbol written in a cell for each decision before the call; the legend spells it out."""
 
 UNTRUSTED_MARK = "#000000"
 """Colour of the corner triangle on a cell whose output the client treats as untrusted."""
 
-_CORNER = 0.34  # length of the corner triangle's legs, in cells
+_CORNER = 0.2  # length of the corner triangle's legs, in cells
+_INSET = 0.07  # gap between the corner and the cell's edges, so it never touches the block lines
 
 _EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
 _COL_HINTS = HINTS[2:]  # idempotentHint, openWorldHint
 _SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
+_DPI = 72  # modest resolution for new figures: notebooks that store them stay small
+
+
+def _luminance(color: str) -> float:
+    from matplotlib.colors import to_rgb
+
+    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
+    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """Return the WCAG 2 contrast ratio of two colours, from 1 (none) to 21 (black on white)."""
+    light, dark = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def text_color(background: str) -> str:
+    """Return "black" or "white", whichever contrasts more with `background`."""
+    return "black" if contrast_ratio("black", background) >= contrast_ratio("white", background) else "white"
 
 
 def _word(value: bool | None) -> str:
@@ -79,24 +102,29 @@ def _pair_label(names: Sequence[str], values: tuple[bool | None, bool | None]) -
     return " · ".join(f"{_SHORT[n]} {_word(v)}" for n, v in zip(names, values))
 
 
-def _new_axes(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1) -> list[Axes]:
+def _new_axes(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI) -> list[Axes]:
     import matplotlib.pyplot as plt  # only when no `ax` is given: pyplot lets Jupyter show the figure
 
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained")
     return list(axes.flat)
 
 
-def _legend_handles(used: set[PreCall], show_untrusted: bool) -> list[Any]:
-    handles = [
-        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SHORT_LABELS[p]}: {p.value}" if SHORT_LABELS[p] != p.value else p.value)
-        for p in PreCall
-        if p in used
+def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
+    handles: list[Any] = [
+        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}") for p in PreCall if p in used
     ]
+    if show_trusted:
+        handles.append(
+            Line2D(
+                [], [], linestyle="none", marker="s", markersize=9, markerfacecolor="white",
+                markeredgecolor=_EDGE, label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
+            )
+        )
     if show_untrusted:
         handles.append(
             Line2D(
                 [], [], linestyle="none", marker=[(-1, 1), (1, 1), (1, -1)], markersize=9,
-                color=UNTRUSTED_MARK, label="corner: output treated as untrusted",
+                color=UNTRUSTED_MARK, label=f"corner: {PostCall.UNTRUSTED.value}",
             )
         )
     return handles
@@ -111,24 +139,27 @@ def plot_decision_matrix(
     title: str | None = None,
     ylabels: bool = True,
     block_labels: bool = True,
-    fontsize: float = 7.0,
+    fontsize: float = 9.0,
+    dpi: float = _DPI,
 ) -> Axes:
     """Draw `policy`'s decision for every combination of the four hints as a 9 x 9 heatmap.
 
     Rows are `readOnlyHint` x `destructiveHint`, columns `idempotentHint` x `openWorldHint`,
-    each through true, false, absent. Each cell is a `Rectangle` whose colour is the decision
-    before the call (`COLORS`), with the decision's word (`SHORT_LABELS`) written in it; a
+    each through true, false, absent. The slower-varying hint labels each block of three (rows:
+    left, columns: top); the faster one labels each row or column (right, bottom). Each cell is a `Rectangle` whose colour is the decision
+    before the call (`COLORS`), with the decision's symbol (`SYMBOLS`) written in it; a
     black corner triangle (a `Polygon`) marks a cell whose output the client treats as untrusted.
 
     Args:
         policy: the client policy, e.g. `SPEC` or `VSCODE`.
         trust: the trust level of the server whose tools are judged (default untrusted).
         ax: the Axes to draw on; a new figure is made when omitted.
-        legend: draw a legend beside the grid.
+        legend: draw a legend below the grid.
         title: the title; default ``"<policy name>, <trust> server"``.
-        ylabels: write the row labels (turn off for the inner panels of a side-by-side figure).
-        block_labels: write the `readOnlyHint` label of each block of rows, right of the grid.
-        fontsize: size of the words in the cells and of the labels, in points.
+        ylabels: write the `destructiveHint` value of each row, right of the grid.
+        block_labels: write the `readOnlyHint` label of each block of rows, horizontally, left of the grid.
+        fontsize: size of the labels, in points (the cell symbols are twice as large).
+        dpi: resolution of a new figure (ignored with `ax=`); keep it modest for stored notebooks.
 
     Returns:
         The Axes drawn on.
@@ -139,14 +170,14 @@ def plot_decision_matrix(
     policy = _policy(policy)
     trust = _trust(trust)
     if ax is None:
-        ax = _new_axes((6.4, 6.6))[0]
+        ax = _new_axes((6.4, 6.9), dpi=dpi)[0]
     elif not isinstance(ax, Axes):
         raise ValueError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}")
 
     matrix = decision_matrix(policy, trust=trust)
     rows, cols = _pairs(), _pairs()
     used: set[PreCall] = set()
-    any_untrusted = False
+    any_trusted = any_untrusted = False
     for _, entry in matrix.iterrows():
         r = rows.index((entry[_ROW_HINTS[0]], entry[_ROW_HINTS[1]]))
         c = cols.index((entry[_COL_HINTS[0]], entry[_COL_HINTS[1]]))
@@ -154,6 +185,7 @@ def plot_decision_matrix(
         untrusted = PostCall(entry["after call"]) is PostCall.UNTRUSTED
         used.add(pre)
         any_untrusted |= untrusted
+        any_trusted |= not untrusted
         cell = Rectangle(
             (c, r),
             1,
@@ -166,16 +198,17 @@ def plot_decision_matrix(
         )
         ax.add_patch(cell)
         if untrusted:
-            corner = [(c + 1 - _CORNER, r), (c + 1, r), (c + 1, r + _CORNER)]
+            right, top = c + 1 - _INSET, r + _INSET
+            corner = [(right - _CORNER, top), (right, top), (right, top + _CORNER)]
             ax.add_patch(Polygon(corner, closed=True, facecolor=UNTRUSTED_MARK, edgecolor="none", gid=f"untrusted:{cell.get_gid()[5:]}"))
         ax.text(
             c + 0.5,
             r + 0.5,
-            SHORT_LABELS[pre],
+            SYMBOLS[pre],
             ha="center",
             va="center",
-            fontsize=fontsize,
-            color=_TEXT_COLORS[pre],
+            fontsize=fontsize * 2,
+            color=text_color(COLORS[pre]),
             fontweight="bold",
             gid="cell-label",
         )
@@ -189,29 +222,36 @@ def plot_decision_matrix(
     ax.tick_params(length=0, labelsize=fontsize)
     ax.set_xticks([i + 0.5 for i in range(9)])
     ax.set_xticklabels([_word(p[1]) for p in cols])
-    ax.set_xlabel(_SHORT[_COL_HINTS[1]], fontsize=fontsize + 0.5, fontweight="bold", labelpad=2)
+    ax.set_xlabel(_SHORT[_COL_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=2)
+    # like the columns (blocks on top, values below), rows have blocks on the left, values on the right
+    ax.yaxis.tick_right()
+    ax.yaxis.set_label_position("right")
     ax.set_yticks([i + 0.5 for i in range(9)])
-    ax.set_yticklabels([f"{_SHORT[_ROW_HINTS[1]]} {_word(p[1])}" for p in rows] if ylabels else [])
+    ax.set_yticklabels([_word(p[1]) for p in rows] if ylabels else [])
+    if ylabels:
+        ax.set_ylabel(_SHORT[_ROW_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=4, rotation=270, va="bottom")
     for spine in ax.spines.values():
         spine.set_visible(False)
+    # readOnly, the hint that matters most, labels each block of rows horizontally on the left
+    left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(-fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans)
     for block, value in enumerate(HINT_VALUES):  # the slower-varying hints label each block of three
         ax.text(
             3 * block + 1.5, -0.15, f"{_SHORT[_COL_HINTS[0]]} {_word(value)}",
-            ha="center", va="bottom", fontsize=fontsize + 0.5, fontweight="bold", gid="block-label",
+            ha="center", va="bottom", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
         )
         if block_labels:
             ax.text(
-                9.15, 3 * block + 1.5, f"{_SHORT[_ROW_HINTS[0]]} {_word(value)}",
-                ha="left", va="center", rotation=270, fontsize=fontsize + 0.5, fontweight="bold", gid="block-label",
+                0, 3 * block + 1.5, f"{_SHORT[_ROW_HINTS[0]]}\n{_word(value)}", transform=left,
+                ha="right", va="center", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
             )
-    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 2.5, pad=fontsize * 2.6 + 3)
+    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 3, pad=fontsize * 2.2 + 3)
     if legend:
         ax.legend(
-            handles=_legend_handles(used, any_untrusted),
+            handles=_legend_handles(used, any_trusted, any_untrusted),
             loc="upper center",
             bbox_to_anchor=(0.5, -0.09),
             ncols=2,
-            fontsize=fontsize + 0.5,
+            fontsize=fontsize,
             frameon=False,
         )
     return ax
@@ -221,19 +261,24 @@ def plot_decision_matrices(
     policies: Sequence[Policy] = POLICIES,
     *,
     trust: Trust | str = Trust.UNTRUSTED,
-    ncols: int = 3,
+    ncols: int = 2,
     axes: Sequence[Axes] | None = None,
+    fontsize: float = 9.0,
+    dpi: float = _DPI,
 ) -> list[Axes]:
     """Draw several policies' decision matrices side by side, with one shared legend.
 
     Every policy judges the same server at the same `trust` level, so cells that differ
-    between panels show where clients disagree.
+    between panels show where clients disagree. Every panel carries its own row and block
+    labels, so each can be read (or projected) alone.
 
     Args:
         policies: the policies, one panel each, left to right (default: the standard line-up).
         trust: the trust level of the server (default untrusted).
         ncols: panels per row when a new figure is made.
         axes: one Axes per policy to draw on; a new figure is made when omitted.
+        fontsize: size of the labels, in points (the cell symbols are twice as large).
+        dpi: resolution of a new figure (ignored with `axes=`).
 
     Returns:
         The Axes, one per policy, in order.
@@ -253,7 +298,7 @@ def plot_decision_matrices(
     if axes is None:
         ncols = min(ncols, len(policies))
         nrows = -(-len(policies) // ncols)
-        grid = _new_axes((4.0 * ncols + 1.0, 4.5 * nrows + 0.6), nrows=nrows, ncols=ncols)
+        grid = _new_axes((6.6 * ncols, 6.4 * nrows + 0.8), nrows=nrows, ncols=ncols, dpi=dpi)
         for spare in grid[len(policies):]:
             spare.set_axis_off()
         axes = grid[: len(policies)]
@@ -261,24 +306,22 @@ def plot_decision_matrices(
         axes = list(axes)
         if len(axes) != len(policies):
             raise ValueError(f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy")
-        ncols = len(axes)
     used: set[PreCall] = set()
-    any_untrusted = False
-    for i, (policy, ax) in enumerate(zip(policies, axes)):
-        plot_decision_matrix(
-            policy, trust=trust, ax=ax, legend=False, title=policy.name, ylabels=i % ncols == 0,
-            block_labels=i % ncols == ncols - 1 or i == len(policies) - 1, fontsize=6.0
-        )
+    any_trusted = any_untrusted = False
+    for policy, ax in zip(policies, axes):
+        plot_decision_matrix(policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize)
         matrix = decision_matrix(policy, trust=trust)
         used |= {PreCall(v) for v in matrix["before call"]}
-        any_untrusted |= bool((matrix["after call"] == PostCall.UNTRUSTED.value).any())
+        untrusted = matrix["after call"] == PostCall.UNTRUSTED.value
+        any_untrusted |= bool(untrusted.any())
+        any_trusted |= bool((~untrusted).any())
     figure = axes[0].figure
-    handles = _legend_handles(used, any_untrusted)
+    handles = _legend_handles(used, any_trusted, any_untrusted)
     if _is_constrained(figure):
-        figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+        figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize=fontsize + 1, frameon=False)
     else:  # the caller's own layout: keep the legend beside the last panel
-        axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
-    figure.suptitle(f"Decision for every combination of hints, {trust.value} server", fontsize=10)
+        axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=fontsize, frameon=False)
+    figure.suptitle(f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4)
     return axes
 
 

@@ -4,7 +4,8 @@ A client answers two questions about every tool call:
 
 * **before the call** (`PreCall`): allow it, ask the user to confirm, confirm with a strong
   warning, or deny it;
-* **after the call** (`PostCall`): hand the output to the model as trusted, or treat it as
+* **after the call** (`PostCall`): pass the output to the model as it is ("trust output":
+  no review for untrusted content, not a check that the output is correct), or treat it as
   untrusted content (review or sanitise it first).
 
 A `Policy` turns a tool's annotations and the server's `Trust` level into a `Decision`
@@ -12,16 +13,17 @@ holding both answers and a sentence saying why. Every function here is pure: no 
 network, no state. The policies::
 
     Policy (abstract: name, source, decide(annotations, trust=...) -> Decision)
-    |-- SpecPolicy            the reference client: follows the spec; ignores hints of untrusted servers
+    |-- SpecPolicy            the reference client: the spec's defaults and trust rule, plus the
+    |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
-    |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads (facts §3.1)
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (facts §3.2, §3.3, §3.5)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (facts §3.2)
+    |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask, Claude Code plan)
+    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code default mode)
 
 Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
-`CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. "facts §N"
-points to the course's reference brief (`mcp-annotations-facts.md`), where each real-client
-rule is sourced; models of real clients are simplifications of what those sources say.
+`CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
+its sources (repository and file, or issue thread); models of real clients are simplifications
+of what those sources say, and the ones built from issue threads are secondary evidence.
 
 Also here: `all_combinations()` (the 81 ways to set the four hints to true, false or absent),
 `combinations_table()` (their effective values and risk profile), `decision_matrix()` (one
@@ -43,7 +45,7 @@ from typing import Any
 import pandas as pd
 from mcp.types import ListToolsResult, Tool
 
-from .annotations import HINTS, Profile, classify, declared, effective
+from .annotations import HINTS, Profile, as_tool, classify, declared, effective
 
 __all__ = [
     "CLAUDE_CODE_DEFAULT",
@@ -86,7 +88,12 @@ class PreCall(str, Enum):
 
 
 class PostCall(str, Enum):
-    """What a client does with a tool's output before the model sees it."""
+    """What a client does with a tool's output before the model sees it.
+
+    `TRUST` ("trust output") means the output goes to the model without review for untrusted
+    content; it does not mean the client checked it. `UNTRUSTED` means the client reviews or
+    sanitises it first (VS Code asks the user to review it).
+    """
 
     TRUST = "trust output"
     UNTRUSTED = "treat as untrusted"
@@ -179,7 +186,7 @@ def _by_hints(annotations: Any, policy_name: str, preface: str = "") -> Decision
     after = (
         "open world, so its output is treated as untrusted"
         if eff.open_world
-        else "closed world, so its output is trusted"
+        else "closed world, so its output is not treated as untrusted content"
     )
     retry_safe = eff.read_only or eff.idempotent is True
     return Decision(
@@ -191,20 +198,31 @@ def _by_hints(annotations: Any, policy_name: str, preface: str = "") -> Decision
 
 
 class SpecPolicy(Policy):
-    """The course's reference client: it follows the spec to the letter.
+    """The course's reference client: the spec's defaults and trust rule, plus the blog's mapping.
 
-    * Hints from an untrusted server are ignored (spec `server/tools.mdx`: clients MUST
-      consider annotations untrusted unless they come from trusted servers; facts §2.2), so the
-      tool is judged as if unannotated: the worst case.
-    * Absent hints take the spec's pessimistic defaults (facts §2.1).
+    From the spec (modelcontextprotocol/modelcontextprotocol, `schema/2026-07-28/schema.ts` and
+    `docs/specification/2026-07-28/server/tools.mdx`):
+
+    * Hints from an untrusted server are ignored (clients MUST consider annotations untrusted
+      unless they come from trusted servers), so the tool is judged as if unannotated: the worst case.
+    * Absent hints take the schema's pessimistic defaults.
+
+    From the blog post "Tool Annotations as Risk Vocabulary" (2026-03-16,
+    `blog/content/posts/2026-03-16-tool-annotations.md`), which maps hints to behaviour:
+
     * Before the call, by risk profile: read-only -> allow; additive or idempotent write ->
-      confirm; destructive -> confirm with a strong warning (facts §1.5, §1.7).
-    * After the call: open world -> output treated as untrusted content (facts §1.1, §1.7).
-    * A read-only or idempotent tool may be retried after a failure (facts §1.7).
+      confirm; destructive -> confirm with a strong warning.
+    * After the call: open world -> output treated as untrusted content. Closed-world output
+      gets no such review ("trust output"); the spec's SHOULD to validate every result before
+      the model sees it is not modelled.
+    * A read-only or idempotent tool may be retried after a failure.
     """
 
     name = "spec (reference)"
-    source = "MCP spec server/tools.mdx and the 2026-03-16 blog post (facts §1.5, §1.7, §2.1, §2.2)"
+    source = (
+        "MCP spec 2026-07-28 (schema.ts defaults, server/tools.mdx trust rule) and the 2026-03-16 "
+        "blog post 'Tool Annotations as Risk Vocabulary' (hint-to-behaviour mapping)"
+    )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
@@ -217,11 +235,11 @@ class TrustEverythingPolicy(Policy):
     """A naive client that believes every server's hints, whatever its trust level.
 
     Same rules as `SpecPolicy` for a trusted server, applied to every server: exactly what
-    the spec forbids (facts §2.2) and what a lying server exploits (facts §1.6, §5.1).
+    the spec's MUST in `server/tools.mdx` forbids, and what a lying server exploits (lesson 05).
     """
 
     name = "trusts every hint"
-    source = "SpecPolicy's rules without the trust check (the anti-pattern of facts §2.2)"
+    source = "SpecPolicy's rules without the trust check (the anti-pattern the spec's server/tools.mdx forbids)"
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         _trust(trust)  # validated, then deliberately ignored
@@ -232,22 +250,26 @@ class TrustEverythingPolicy(Policy):
 
 
 class VSCodePolicy(Policy):
-    """VS Code (GitHub Copilot agent mode), as `mcpLanguageModelToolContribution.ts` reads (facts §3.1).
+    """VS Code (GitHub Copilot agent mode), as `mcpLanguageModelToolContribution.ts` reads.
+
+    Source: microsoft/vscode at 027907c,
+    `src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts`.
+
 
     * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval: !readOnlyHint`).
     * otherwise -> a confirmation ("Run {title}") warning that servers or conversation content
       may misuse tools; the user may auto-approve it per session or workspace.
     * `openWorldHint: true` -> the user reviews the output before the model sees it
       (`confirmResults`); an absent `openWorldHint` counts as false, against the spec default.
-    * `destructiveHint` and `idempotentHint` are not read; server trust is not checked beyond
-      installation (facts §3).
+    * `destructiveHint` and `idempotentHint` are not read, so the warning never varies with
+      them; server trust is not checked beyond installation.
     """
 
     name = "VS Code"
-    source = "microsoft/vscode mcpLanguageModelToolContribution.ts at 027907c (facts §3.1)"
+    source = "microsoft/vscode src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
-        _trust(trust)  # validated; VS Code treats installation as trust (facts §3)
+        _trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
             pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without asking"
@@ -265,13 +287,18 @@ class ReadOnlyModePolicy(Policy):
 
     Any other tool (including one with no annotations) gets `otherwise`: `PreCall.DENY` in
     Cursor's Ask mode, whose error is "You are in ask mode and cannot run non read-only tools."
-    (facts §3.3; GitHub Copilot PR review filters the same way, facts §3.5), `PreCall.CONFIRM`
-    in Claude Code's plan mode, which reportedly prompts for every other MCP call (facts §3.2,
-    secondary sources). No output rule is known for these modes: output goes to the model
-    unreviewed. Server trust is not checked.
+    (colbymchenry/codegraph#1018, sourcebot-dev/sourcebot PR #1013; GitHub Copilot PR review
+    filters the same way, microsoft/azure-devops-mcp#1555), `PreCall.CONFIRM` in Claude Code's
+    plan mode, which reportedly prompts for every other MCP call (makeplane/plane-mcp-server#198,
+    jahala/tilth PR #168). All are secondary sources (issue threads), not vendor documentation.
+    No output rule is known for these modes: output goes to the model unreviewed ("trust
+    output"). Server trust is not checked.
     """
 
-    source = "Cursor Ask mode (facts §3.3), Claude Code plan mode (facts §3.2), Copilot PR review (facts §3.5)"
+    source = (
+        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode (makeplane/plane-mcp-server#198), "
+        "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
+    )
 
     def __init__(self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -302,11 +329,12 @@ class IgnoreHintsPolicy(Policy):
     """A client that reads no hint and asks the user before every call.
 
     Claude Code's default mode treats MCP calls uniformly (permission rules decide, not
-    `readOnlyHint`), and Claude Desktop prompts per call (facts §3.2; secondary sources, no
-    vendor documentation). Output goes to the model unreviewed.
+    `readOnlyHint`: anthropics/claude-code#87452, doobidoo/mcp-memory-service#335), and Claude
+    Desktop prompts per call (s-morgan-jeffries/apple-mail-fast-mcp#217). Secondary sources,
+    no vendor documentation. Output goes to the model unreviewed ("trust output").
     """
 
-    source = "Claude Code default mode, Claude Desktop (facts §3.2, secondary sources)"
+    source = "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue threads, secondary"
 
     def __init__(self, name: str = "ignores hints") -> None:
         if not isinstance(name, str) or not name.strip():
@@ -460,7 +488,7 @@ def _named_annotations(tools: Any) -> list[tuple[str, Any]]:
         pairs = []
         for item in items:
             if isinstance(item, Mapping) and "name" in item:
-                item = Tool.model_validate({"inputSchema": {"type": "object"}, **item})
+                item = as_tool(item)  # checks the annotations before the SDK drops unknown keys
             if not isinstance(item, Tool):
                 raise ValueError(
                     f"expected Tool objects or tool dicts with a 'name', not {type(item).__name__}"

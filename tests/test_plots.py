@@ -13,8 +13,17 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.patches import Polygon, Rectangle  # noqa: E402
 
-from course_lib.plots import COLORS, SHORT_LABELS, UNTRUSTED_MARK, plot_decision_matrices, plot_decision_matrix  # noqa: E402
-from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PreCall, decision_matrix  # noqa: E402
+from course_lib.plots import (  # noqa: E402
+    COLORS,
+    SHORT_LABELS,
+    SYMBOLS,
+    UNTRUSTED_MARK,
+    contrast_ratio,
+    plot_decision_matrices,
+    plot_decision_matrix,
+    text_color,
+)
+from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall, decision_matrix  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -48,12 +57,32 @@ def test_each_cell_is_coloured_by_its_decision_before_the_call():
     assert colours == {COLORS[PreCall.ALLOW]: 27, COLORS[PreCall.CONFIRM]: 18, COLORS[PreCall.WARN]: 36}
 
 
-def test_each_cell_writes_its_decision_and_words_match_colours():
+def test_each_cell_writes_its_decision_symbol_and_symbols_match_colours():
     ax = plot_decision_matrix(CURSOR_ASK)
     words = Counter(cell_words(ax))
-    assert words == {SHORT_LABELS[PreCall.ALLOW]: 27, SHORT_LABELS[PreCall.DENY]: 54}
+    assert words == {SYMBOLS[PreCall.ALLOW]: 27, SYMBOLS[PreCall.DENY]: 54}
     for cell in cells(ax):
         assert to_hex(cell.get_facecolor()).upper() == COLORS[PreCall(cell.get_label())]
+
+
+def test_figures_use_the_same_words_for_decisions_as_the_tables():
+    assert all(SHORT_LABELS[p] == p.value for p in PreCall)
+    assert len(set(SYMBOLS.values())) == len(PreCall)
+
+
+@pytest.mark.parametrize("decision", list(PreCall))
+def test_cell_symbols_contrast_with_their_background_at_least_4_5_to_1(decision):
+    ax = plot_decision_matrix(SPEC if decision is not PreCall.DENY else CURSOR_ASK, trust="trusted")
+    colours = {t.get_text(): t.get_color() for t in ax.texts if t.get_gid() == "cell-label"}
+    if SYMBOLS[decision] in colours:
+        assert colours[SYMBOLS[decision]] == text_color(COLORS[decision])
+    assert contrast_ratio(text_color(COLORS[decision]), COLORS[decision]) >= 4.5
+
+
+def test_contrast_ratio_spans_1_to_21():
+    assert contrast_ratio("black", "white") == pytest.approx(21.0)
+    assert contrast_ratio("#009E73", "#009E73") == pytest.approx(1.0)
+    assert text_color("#009E73") == "black"  # white on this green is only about 3.4:1
 
 
 def test_cells_whose_output_is_untrusted_carry_a_black_corner_mark():
@@ -66,13 +95,13 @@ def test_cells_whose_output_is_untrusted_carry_a_black_corner_mark():
     assert {m.get_gid()[len("untrusted:"):] for m in marks} <= cell_ids
 
 
-def test_corner_mark_sits_inside_its_cell():
+def test_corner_mark_sits_inside_its_cell_clear_of_the_cell_edges():
     ax = plot_decision_matrix(SPEC, trust="trusted")
     by_id = {c.get_gid()[len("cell:"):]: c for c in cells(ax)}
     for mark in untrusted_marks(ax):
         x, y = by_id[mark.get_gid()[len("untrusted:"):]].get_xy()
         xs, ys = mark.get_xy()[:, 0], mark.get_xy()[:, 1]
-        assert x < xs.min() and xs.max() <= x + 1 and y <= ys.min() and ys.max() < y + 1
+        assert x < xs.min() and xs.max() < x + 1 and y < ys.min() and ys.max() < y + 1  # never touches a block line
 
 
 def test_vscode_matrix_marks_only_an_explicit_open_world_true():
@@ -93,19 +122,37 @@ def test_cell_position_matches_the_hints_in_its_label():
 def test_axes_carry_readable_labels_a_title_and_a_legend():
     ax = plot_decision_matrix(SPEC, trust="trusted")
     assert ax.get_title() == "spec (reference), trusted server"
-    assert [t.get_text() for t in ax.get_yticklabels()][:3] == ["destructive true", "destructive false", "destructive absent"]
+    assert [t.get_text() for t in ax.get_yticklabels()][:3] == ["true", "false", "absent"]
+    assert ax.get_ylabel() == "destructive"
     assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["true", "false", "absent"]
     assert ax.get_xlabel() == "openWorld"
     blocks = {t.get_text() for t in ax.texts if t.get_gid() == "block-label"}
-    assert {"idempotent true", "readOnly absent"} <= blocks
+    assert {"idempotent true", "readOnly\nabsent"} <= blocks
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["allow", "confirm", "warn: confirm with warning", "corner: output treated as untrusted"]
+    assert legend == [
+        f"{SYMBOLS[PreCall.ALLOW]}  allow",
+        f"{SYMBOLS[PreCall.CONFIRM]}  confirm",
+        f"{SYMBOLS[PreCall.WARN]}  confirm with warning",
+        f"no corner: {PostCall.TRUST.value} (unreviewed)",
+        f"corner: {PostCall.UNTRUSTED.value}",
+    ]
+
+
+def test_read_only_block_labels_are_horizontal_and_left_of_the_grid():
+    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax.figure.canvas.draw()
+    grid_left = ax.get_window_extent().x0
+    labels = [t for t in ax.texts if t.get_gid() == "block-label" and t.get_text().startswith("readOnly")]
+    assert len(labels) == 3
+    for label in labels:
+        assert label.get_rotation() == 0
+        assert label.get_window_extent().x1 < grid_left
 
 
 def test_legend_lists_only_decisions_that_occur():
     ax = plot_decision_matrix(CURSOR_ASK)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["allow", "deny"]
+    assert legend == [f"{SYMBOLS[PreCall.ALLOW]}  allow", f"{SYMBOLS[PreCall.DENY]}  deny", "no corner: trust output (unreviewed)"]
 
 
 def test_plot_draws_on_the_given_axes_and_returns_it():
@@ -128,9 +175,16 @@ def test_side_by_side_draws_one_panel_per_policy_with_one_shared_legend():
     assert all(len(cells(ax)) == 81 for ax in axes)
     figure = axes[0].figure
     assert len(figure.legends) == 1
-    assert [t.get_text() for t in figure.legends[0].get_texts()][-1] == "corner: output treated as untrusted"
+    assert [t.get_text() for t in figure.legends[0].get_texts()][-2:] == ["no corner: trust output (unreviewed)", "corner: treat as untrusted"]
     assert "trusted server" in figure.get_suptitle()
-    assert [t.get_text() for t in axes[1].get_yticklabels()] == [""] * 9  # only the first panel labels rows
+    for ax in axes:  # every panel can be read on its own
+        assert [t.get_text() for t in ax.get_yticklabels()][:3] == ["true", "false", "absent"]
+        assert sum(t.get_text().startswith("readOnly") for t in ax.texts) == 3
+
+
+def test_new_figures_use_a_modest_resolution_unless_asked():
+    assert plot_decision_matrix(SPEC).figure.dpi == 72
+    assert plot_decision_matrices([SPEC], dpi=100)[0].figure.dpi == 100
 
 
 def test_side_by_side_wraps_panels_and_hides_spare_axes():

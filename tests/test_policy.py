@@ -340,3 +340,31 @@ def test_decisions_table_defaults_to_the_standard_line_up():
 def test_decisions_table_rejects_bad_input_with_a_clear_message(tools, policies, message):
     with pytest.raises(ValueError, match=message):
         decisions_table(tools, policies)
+
+
+@pytest.mark.parametrize(
+    ("annotations", "message"),
+    [
+        ({"read_only": True}, "unknown annotation field 'read_only'"),
+        ({"readOnlyHint": "yes"}, "readOnlyHint must be true, false or absent"),
+    ],
+)
+def test_decisions_table_checks_tool_dicts_before_the_sdk_can_drop_or_coerce_a_hint(annotations, message):
+    with pytest.raises(ValueError, match=message):
+        decisions_table([{"name": "list_incidents", "annotations": annotations}], [SPEC])
+
+
+def test_trust_output_means_no_review_for_untrusted_content_not_a_verified_output():
+    reason = SPEC.decide(READ_ONLY, trust="trusted").reason
+    assert "not treated as untrusted content" in reason and "is trusted" not in reason
+    assert "no output review" in CURSOR_ASK.decide(READ_ONLY).reason
+    assert "without review" in (PostCall.__doc__ or "")
+
+
+def test_policies_cite_their_real_sources_not_only_the_course_brief():
+    assert "mcpLanguageModelToolContribution.ts" in VSCODE.source
+    assert "blog post" in SPEC.source and "server/tools.mdx" in SPEC.source
+    assert "anthropics/claude-code#87452" in CLAUDE_CODE_DEFAULT.source
+    assert "codegraph#1018" in CURSOR_ASK.source
+    for policy in (*POLICIES, CLAUDE_CODE_DEFAULT):
+        assert "facts §" not in policy.source and "facts §" not in (type(policy).__doc__ or "")
