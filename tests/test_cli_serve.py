@@ -54,3 +54,19 @@ def test_serve_creates_a_missing_root_and_stops_cleanly_at_end_of_input(tmp_path
 def test_parser_knows_the_serve_command():
     args = build_parser().parse_args(["serve", "file-ops", "--root", "x"])
     assert (args.command, args.name, args.root) == ("serve", "file-ops", "x")
+
+
+def test_public_names_are_never_shadowed_by_submodules():
+    # Fresh interpreter: import a module that itself imports `course_lib.connect` first,
+    # then every public name must still be the function or class, not a module.
+    script = (
+        "import types, importlib, pkgutil, course_lib\n"
+        "for info in pkgutil.walk_packages(course_lib.__path__, 'course_lib.'):\n"
+        "    if '.grading.hidden' not in info.name and not info.name.endswith('__main__'):\n"
+        "        importlib.import_module(info.name)\n"
+        "bad = [n for n in course_lib.__all__ if isinstance(getattr(course_lib, n), types.ModuleType)]\n"
+        "print(bad)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
