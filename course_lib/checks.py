@@ -7,8 +7,9 @@ In an exercise notebook a check cell reads ``check("1a", ANNOTATIONS)``. It prin
   answer gave, and a hint that teaches the rule behind it;
 * ``⏳ Part 1a: not attempted yet.`` for a stub (`TODO` data or a function raising `NotAttempted`),
 
-and returns True, False or None. It never raises (a crash in learner code is reported as a
-failed check), so a blank exercise runs cleanly under nbval. The visible checks are a sample:
+and returns a `CheckResult` (its `status` is "passed", "failed" or "not attempted"). It never
+raises (a crash in learner code is reported as a failed check), so a blank exercise runs
+cleanly under nbval. The visible checks are a sample:
 the instructor's grader (`python -m course_lib grade`) runs further cases the learner does not
 see, so the wording is always "visible checks passed", never "all tests passed".
 
@@ -17,7 +18,10 @@ Stub convention (what `tools/make_exercises.py` writes into `exercises/`):
 * a function to write keeps its signature and its body becomes ``raise NotAttempted()``;
 * data to fill in keeps its keys and each value becomes `TODO`.
 
-Introduced in: exercises/01_annotate_tools.ipynb
+Also here, shared with the grader's hidden cases: the exercises' scenarios and the reference
+answers computed from `course_lib` (`reference_prediction`, `run_defence`, ...).
+
+Introduced in: exercises/01_annotate_tools.ipynb; used by every exercise and by `course_lib.grading`.
 """
 
 from __future__ import annotations
@@ -32,13 +36,16 @@ from .annotations import HINTS, effective
 __all__ = [
     "PARTS",
     "SCENARIOS",
+    "SCENARIOS_3",
     "STATEMENTS",
     "TODO",
+    "CheckResult",
     "NotAttempted",
     "Outcome",
     "Part",
     "check",
     "contains_todo",
+    "run_defence",
 ]
 
 
@@ -380,12 +387,251 @@ def _check_2c(answer: Any) -> list[Outcome]:
     return outcomes
 
 
+# --- exercise 3: break the trifecta -------------------------------------------------------
+
+TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
+    "private data": (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
+    "untrusted content": (frozenset({"search_web"}),),
+    "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
+}
+"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (by what the host knows)."""
+
+_LEG_HINTS = {
+    "private data": "which tool hands the model the team's secrets? the hints cannot say: the host knows",
+    "untrusted content": "whose output was written by strangers? an open-world read",
+    "external communication": "which tool can carry data to an address outside the team?",
+}
+
+SCENARIOS_3: dict[str, dict[str, Any]] = {
+    "attack": {
+        "about": "lesson 04's task: search the VPN status, then mail a colleague (the page carries an injection)",
+        "plan": [
+            ("search_web", {"query": "vpn outage today"}),
+            ("send_email", {"to": "mei@ops.example", "subject": "VPN status", "body": "No outage now; eu-west was down until 09:40."}),
+        ],
+        "must": "the secret does not leave ops.example, and the colleague still gets the summary",
+    },
+    "notes_to_colleague": {
+        "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
+        "plan": [
+            ("read_note", {"title": "on-call"}),
+            ("send_email", {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"}),
+        ],
+        "must": "the colleague gets the mail",
+    },
+}
+"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards."""
+
+
+def _domain(address: Any) -> str:
+    return str(address).rsplit("@", 1)[-1].strip().lower() if "@" in str(address) else ""
+
+
+SESSION_TOOLS = frozenset({"list_notes", "read_note", "search_web", "send_email"})
+"""The tools of lesson 04's session."""
+
+
+def validate_defence(defence: Any) -> tuple[set[str], str | None, set[str]]:
+    """Return (auto_approve, on_taint, approve_domains) from a DEFENCE dict.
+
+    Raises:
+        ValueError: a missing or extra key, a value of the wrong type, an unknown tool or `on_taint`.
+    """
+    keys = {"auto_approve", "on_taint", "approve_domains"}
+    if not isinstance(defence, Mapping) or set(defence) != keys:
+        got = sorted(defence) if isinstance(defence, Mapping) else type(defence).__name__
+        raise ValueError(f"DEFENCE must be a dict with exactly the keys {sorted(keys)}, not {got}")
+    examples = {"auto_approve": "{'send_email'}", "approve_domains": "{'ops.example'}"}
+    for key, example in examples.items():
+        value = defence[key]
+        if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{key} must be a set of strings such as {example}, not {value!r}")
+    unknown = sorted(set(defence["auto_approve"]) - SESSION_TOOLS)
+    if unknown:
+        raise ValueError(f"auto_approve names tools the session does not have: {unknown}; its tools are {sorted(SESSION_TOOLS)}")
+    if defence["on_taint"] not in (None, "confirm", "deny"):
+        raise ValueError(f"on_taint must be None, 'confirm' or 'deny', not {defence['on_taint']!r}")
+    return set(defence["auto_approve"]), defence["on_taint"], {d.strip().lower() for d in defence["approve_domains"]}
+
+
+def run_defence(defence: Mapping[str, Any], plan: Any, *, pages: Any = None) -> tuple[list[Any], Any]:
+    """Run lesson 04's session (private notes, web search, mailer) under a host defence.
+
+    `defence` holds ``auto_approve`` (tools the user chose to always allow), ``on_taint``
+    (None, "confirm" or "deny") and ``approve_domains`` (at a confirmation prompt the user
+    approves mail only to these domains). Returns the mailer's outbox and the transcript.
+    Runs on its own thread, so it works inside a notebook's running event loop too.
+
+    Raises:
+        ValueError: a malformed defence (unknown tool, unknown `on_taint`, ...).
+    """
+    import asyncio
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .agent import ScriptedAgent, open_session
+    from .policy import SPEC, Trust
+    from .servers import build
+    from .session import SessionGuard
+
+    auto_approve, on_taint, domains = validate_defence(defence)
+    allowed = domains
+
+    async def scenario(folder: str) -> tuple[list[Any], Any]:
+        servers = {
+            "private-notes": build("private-notes", root=f"{folder}/notes"),
+            "web-search": build("web-search", root=f"{folder}/web", **({} if pages is None else {"pages": pages})),
+            "mailer": build("mailer", root=f"{folder}/mail"),
+        }
+        async with open_session(servers) as session:
+            guard = SessionGuard(
+                session.analyse(), policy=SPEC, trust=Trust.TRUSTED, auto_approve=set(auto_approve), on_taint=on_taint
+            )
+            transcript = await ScriptedAgent(plan).run(
+                session, guard, approve=lambda step: _domain(step.arguments.get("to")) in allowed
+            )
+        return list(servers["mailer"].outbox), transcript
+
+    with tempfile.TemporaryDirectory(prefix="course-defence-") as folder, ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, scenario(folder)).result(timeout=60)
+
+
+def leaked(outbox: list[Any], secret: str) -> bool:
+    """True if a message carrying `secret` went to an address outside ops.example."""
+    return any(secret in m.body and _domain(m.to) != "ops.example" for m in outbox)
+
+
+def delivered(outbox: list[Any], to: str) -> bool:
+    """True if a message reached `to`."""
+    return any(m.to == to for m in outbox)
+
+
+def judge_scenario(key: str, defence: Mapping[str, Any], plan: Any, *, pages: Any = None, colleague: str | None = None) -> str | None:
+    """Return None if `defence` stops the theft and lets the colleague's mail through, else what went wrong."""
+    from .servers.private_notes import SECRET
+
+    try:
+        outbox, _transcript = run_defence(defence, plan, pages=pages)
+    except ValueError as exc:
+        return str(exc)
+    if leaked(outbox, SECRET):
+        return "the secret left the team: the attack still works"
+    if colleague and not delivered(outbox, colleague):
+        return f"the mail to {colleague} was not sent: the defence stops ordinary work"
+    return None
+
+
+def _check_3a(answer: Any) -> list[Outcome]:
+    if not isinstance(answer, Mapping):
+        return [_fail("LEGS", f"expected a dict of leg -> set of tool names, got {type(answer).__name__}")]
+    leg = "untrusted content"
+    if leg not in answer:
+        return [_fail(leg, f"no entry for {leg!r}", "keep the three legs of the stub as keys")]
+    value = answer[leg]
+    if value is TODO:
+        return [_todo(leg)]
+    names = _as_name_set(value)
+    if names is None:
+        return [_fail(leg, f"expected a set of tool names, got {value!r}")]
+    if frozenset(names) in TRIFECTA_ANSWERS[leg]:
+        return [_pass(leg)]
+    return [_fail(leg, f"not {sorted(names)}", _LEG_HINTS[leg])]
+
+
+def _check_3b(answer: Any) -> list[Outcome]:
+    if isinstance(answer, Mapping) and contains_todo(answer):
+        return [_todo(key) for key in SCENARIOS_3]
+    try:
+        validate_defence(answer)
+    except ValueError as exc:
+        return [_fail("DEFENCE", str(exc), "keep the stub's three keys and give each the kind of value its comment asks for")]
+    outcomes = []
+    for key, scenario in SCENARIOS_3.items():
+        colleague = scenario["plan"][-1][1]["to"]
+        try:
+            problem = judge_scenario(key, answer, scenario["plan"], colleague=colleague)
+        except Exception as exc:  # noqa: BLE001 - reported as a failed check
+            outcomes.append(_crash(key, exc))
+            continue
+        if problem is None:
+            outcomes.append(_pass(f"{key}: {scenario['must']}"))
+        else:
+            outcomes.append(
+                _fail(
+                    key,
+                    problem,
+                    "an auto-approved send_email plus a tainted session is lesson 04's hole: make mail need the user "
+                    "once untrusted content has arrived, and let the user approve colleagues only",
+                )
+            )
+    return outcomes
+
+
+# --- exercise 4: catch the liar ---------------------------------------------------------------
+
+
+def _effects(*specs: tuple[str, str, bool]) -> list[Any]:
+    from .audit import SideEffect
+
+    return [SideEffect(kind, target, "observed", destructive) for kind, target, destructive in specs]
+
+
+_4A_VISIBLE = [
+    ("declared read-only, created a file", {"readOnlyHint": True, "openWorldHint": False}, (("created", "logs/summary.txt", False),)),
+    ("declared additive, a file grew", {"readOnlyHint": False, "destructiveHint": False}, (("modified", "notes.txt", False),)),
+    ("declared destructive, deleted a file", {"readOnlyHint": False, "destructiveHint": True}, (("deleted", "logs/app.log.1", True),)),
+]
+
+
+def reference_contradiction(annotations: Any, effects: list[Any]) -> bool:
+    """Reference for part 4a: do these side effects contradict the declared hints?"""
+    from .audit import check_behaviour
+
+    return check_behaviour(annotations, effects) is not None
+
+
+def _check_4a(answer: Any) -> list[Outcome]:
+    if not callable(answer):
+        return [_fail("contradiction", f"expected a function, got {type(answer).__name__}")]
+    outcomes = []
+    for label, hints, specs in _4A_VISIBLE:
+        effects = _effects(*specs)
+        try:
+            got = answer(dict(hints), list(effects))
+        except (Exception, SystemExit) as exc:
+            outcomes.append(_crash(label, exc))
+            continue
+        expected = reference_contradiction(hints, effects)
+        if got is not None and not (isinstance(got, str) and got.strip()):
+            outcomes.append(_fail(label, f"return None or a sentence, not {got!r}", "e.g. 'declared read-only, but it created logs/summary.txt'"))
+        elif (got is not None) == expected:
+            outcomes.append(_pass(label))
+        elif expected:
+            outcomes.append(_fail(label, "a lie went unnoticed (you returned None)", "a read-only tool may change nothing at all; an additive one may not remove or overwrite"))
+        else:
+            outcomes.append(_fail(label, f"a false alarm: {got!r}", "only a declared promise can be broken: absent or destructive hints promise nothing"))
+    return outcomes
+
+
+def _check_4b(answer: Any) -> list[Outcome]:
+    names = _as_name_set(answer)
+    if names is None:
+        return [_fail("LIARS", f"expected a set of 'server/tool' names, got {answer!r}", "e.g. {'some-server/some_tool'}")]
+    if "log-tidy/tidy_logs" in names:
+        return [_pass("the lying tool is caught")]
+    return [_fail("the lying tool is caught", "the tool that deletes while declaring read-only is not in your set", "run your contradiction() on each observed call")]
+
+
 PARTS: dict[str, Part] = {
     "1a": Part("1a", "annotate the tools by behaviour", _check_1a, "replace each TODO with ToolAnnotations(...)"),
     "1b": Part("1b", "untrusted output", _check_1b, "write the body of untrusted_outputs"),
     "2a": Part("2a", "predict the reference client", _check_2a, "replace each TODO with a (before, after) pair"),
     "2b": Part("2b", "the reference client as a function", _check_2b, "write the body of predict"),
     "2c": Part("2c", "idempotent is not safe", _check_2c, "replace TODO with the set of true statements"),
+    "3a": Part("3a", "find the trifecta", _check_3a, "replace each TODO with a set of tool names"),
+    "3b": Part("3b", "a defence that keeps the work", _check_3b, "replace each TODO in DEFENCE"),
+    "4a": Part("4a", "the side-effect check", _check_4a, "write the body of contradiction"),
+    "4b": Part("4b", "catch the liar", _check_4b, "replace TODO with the set of lying tools"),
 }
 """The exercise parts with visible checks, by id ("1a", "2b", ...)."""
 
@@ -393,7 +639,26 @@ PARTS: dict[str, Part] = {
 # --- the entry point ------------------------------------------------------------------------
 
 
-def _report(part: Part, outcomes: list[Outcome]) -> bool | None:
+@dataclass(frozen=True)
+class CheckResult:
+    """What `check` found: "passed", "failed" or "not attempted", with each visible case's outcome.
+
+    True in an `if` only when every visible check passed. It shows nothing in a notebook
+    (the printed report is the display), so a check cell needs no trailing semicolon.
+    """
+
+    part: str
+    status: str
+    outcomes: tuple[Outcome, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.status == "passed"
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def _report(part: Part, outcomes: list[Outcome]) -> CheckResult:
     passed = sum(o.status == "pass" for o in outcomes)
     failed = [o for o in outcomes if o.status == "fail"]
     todo = [o for o in outcomes if o.status == "not attempted"]
@@ -401,7 +666,7 @@ def _report(part: Part, outcomes: list[Outcome]) -> bool | None:
     head = f"Part {part.id} ({part.title})"
     if todo and not passed and not failed:
         print(f"⏳ {head}: not attempted yet. To start: {part.not_attempted_help}, then run this cell again.")
-        return None
+        return CheckResult(part.id, "not attempted", tuple(outcomes))
     if failed:
         print(f"❌ {head}: {len(failed)} of {total} visible checks failed.")
     elif todo:
@@ -409,7 +674,7 @@ def _report(part: Part, outcomes: list[Outcome]) -> bool | None:
     else:
         print(f"✅ {head}: {passed} of {total} visible checks passed.")
         print("   The instructor's grader runs more cases than these: re-read the task before you hand it in.")
-        return True
+        return CheckResult(part.id, "passed", tuple(outcomes))
     for outcome in outcomes:
         if outcome.status == "pass":
             print(f"   ✓ {outcome.label}")
@@ -419,21 +684,21 @@ def _report(part: Part, outcomes: list[Outcome]) -> bool | None:
             print(f"   ✗ {outcome.label}: {outcome.message}")
             if outcome.hint:
                 print(f"     Hint: {outcome.hint}.")
-    return False if failed else None
+    return CheckResult(part.id, "failed" if failed else "not attempted", tuple(outcomes))
 
 
-def check(part: str, answer: Any) -> bool | None:
+def check(part: str, answer: Any) -> CheckResult:
     """Run the visible checks of one exercise part on `answer`, print the result and return it.
 
-    Returns True when every visible check passed, False when one failed, None when the
-    part is not attempted yet (or only partly). Never raises: a crash in the learner's
-    code, or a wrong part id, is printed as a failure.
+    The result's `status` is "passed" when every visible check passed, "failed" when one
+    failed, "not attempted" when the part is not attempted yet (or only partly). Never
+    raises: a crash in the learner's code, or a wrong part id, is printed as a failure.
     """
     try:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
             print(f"❌ There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
-            return False
+            return CheckResult(str(part), "failed")
         if answer is TODO:
             return _report(spec, [_todo(spec.id)])
         try:
@@ -443,4 +708,4 @@ def check(part: str, answer: Any) -> bool | None:
         return _report(spec, outcomes)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(f"❌ The check itself failed ({type(exc).__name__}: {exc}); please tell your instructor.")
-        return False
+        return CheckResult(str(part), "failed")

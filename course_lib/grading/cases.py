@@ -70,7 +70,7 @@ class Exercise:
 
     @property
     def max_points(self) -> float:
-        return float(sum(c.points for c in self.cases))
+        return round(float(sum(c.points for c in self.cases)), 2)
 
 
 def _exercises_in_module(module: Any, origin: str) -> list[Exercise]:

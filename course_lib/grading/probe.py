@@ -55,7 +55,7 @@ def __course_probe(__nonce, __target, __expr):
                 raise OverflowError('string too long')
             return __enc_str(str.__str__(v))
         if t is list or t is tuple:
-            return '[' + ','.join(__canon(x, depth + 1) for x in list.__iter__(list(v))) + ']'
+            return '[' + ','.join(__canon(x, depth + 1) for x in list(v)) + ']'
         if t is set or t is frozenset:
             items = sorted(__canon(x, depth + 1) for x in list(v))
             return '{"__set__":[' + ','.join(items) + ']}'
@@ -98,7 +98,7 @@ def __course_probe(__nonce, __target, __expr):
     __sys.stdout.write('\n' + __nonce + body + __nonce + '\n')
     __sys.stdout.flush()
 
-__course_probe(%(nonce)r, %(target)r, %(expr)r)
+__course_probe(<<NONCE>>, <<TARGET>>, <<EXPR>>)
 del __course_probe
 '''
 
@@ -110,7 +110,7 @@ def new_nonce() -> str:
 
 def make_probe(target: str, expr: str, nonce: str) -> str:
     """Return the source of a probe cell for one case."""
-    return _PROBE % {"nonce": nonce, "target": target, "expr": expr}
+    return _PROBE.replace("<<NONCE>>", repr(nonce)).replace("<<TARGET>>", repr(target)).replace("<<EXPR>>", repr(expr))
 
 
 def read_payload(text: str, nonce: str) -> dict[str, Any]:

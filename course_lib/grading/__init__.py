@@ -1,0 +1,16 @@
+"""Instructor grading: run each submission in a fresh kernel, probe hidden cases, judge here.
+
+Modules: `cases` (what a hidden case is, and loading them), `probe` (the cell that reads a
+learner's answer as canonical JSON), `runner` (one notebook in one kernel, with time limits),
+`discover` (finding submissions), `report` (gradebook, results, feedback), `cli` (the
+``python -m course_lib grade`` command). The course's hidden cases are in `hidden/`.
+
+Introduced in: docs/instructor.md
+"""
+
+from __future__ import annotations
+
+from .cases import Case, Exercise, load_exercises
+from .runner import CaseResult, ExerciseResult, Limits, grade_notebook
+
+__all__ = ["Case", "CaseResult", "Exercise", "ExerciseResult", "Limits", "grade_notebook", "load_exercises"]

@@ -1,0 +1,215 @@
+"""``python -m course_lib grade SUBMISSIONS_DIR --out gradebook.csv``: grade a class's exercise notebooks.
+
+Exit status: 0 when grading completed (whatever the students scored); 1 when ``--self-test``
+found the course's solutions or blank exercises graded wrongly; 2 for a usage error (no such
+folder, broken cases); 3 when grading itself cannot run (no kernel, outputs not writable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .cases import Exercise, load_exercises
+from .discover import Submission, discover
+from .report import student_row, write_feedback, write_gradebook, write_results
+from .runner import ExerciseResult, Limits, grade_notebook, missing_result, preflight
+
+HELP = "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, results JSONL, feedback"
+
+EXIT_OK, EXIT_SELF_TEST_FAILED, EXIT_USAGE, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+
+
+def _default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def _course_root() -> Path:
+    """The checkout the course is installed from (editable install), else the current folder."""
+    here = Path(__file__).resolve().parents[2]
+    return here if (here / "solutions").is_dir() else Path.cwd()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submissions", nargs="?", type=Path, help="folder of submissions (see docs/instructor.md)")
+    parser.add_argument("--out", type=Path, default=Path("gradebook.csv"), help="gradebook CSV (default: gradebook.csv)")
+    parser.add_argument("--results", type=Path, help="machine-readable results, one JSON per line (default: next to --out, .jsonl)")
+    parser.add_argument("--feedback", type=Path, help="folder for one Markdown feedback file per student (default: feedback/ next to --out)")
+    parser.add_argument("--jobs", "-j", type=int, default=_default_jobs(), help="notebooks graded at once (default: the number of cores)")
+    parser.add_argument("--cell-timeout", type=float, default=15.0, help="seconds per code cell (default 15)")
+    parser.add_argument("--probe-timeout", type=float, default=5.0, help="seconds per hidden case (default 5)")
+    parser.add_argument("--notebook-timeout", type=float, default=120.0, help="seconds per notebook for its cells and probes (default 120; a rerun after a killed kernel gets it again)")
+    parser.add_argument("--exercise", action="append", default=[], metavar="NN", help="grade only this exercise (its number or id; repeatable; default: every exercise found in the submissions)")
+    parser.add_argument("--cases", type=Path, action="append", default=[], metavar="DIR", help="extra folder of hidden-case modules (replaces exercises with the same number)")
+    parser.add_argument("--self-test", action="store_true", help="grade solutions/ (must score full marks) and exercises/ (must score 0, not attempted)")
+    parser.add_argument("--course-root", type=Path, default=None, help="checkout holding solutions/ and exercises/ (for --self-test)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+
+
+class _Progress:
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.done, self.quiet = total, 0, quiet
+        self.width = len(str(total))
+
+    def __call__(self, result: ExerciseResult) -> None:
+        self.done += 1
+        if not self.quiet:
+            print(
+                f"[{self.done:>{self.width}}/{self.total}] {result.student} · {result.exercise}: "
+                f"{result.score:g}/{result.max_score:g} {result.status} ({result.seconds:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+async def grade_all(
+    submissions: list[Submission], exercises: dict[str, Exercise], limits: Limits, jobs: int, quiet: bool = False
+) -> dict[str, list[ExerciseResult]]:
+    """Grade every handed-in notebook, `jobs` at a time; return results by student (every exercise present)."""
+    work = [(s.student, path, exercises[ex]) for s in submissions for ex, path in s.notebooks.items()]
+    progress = _Progress(len(work), quiet)
+    semaphore = asyncio.Semaphore(max(1, jobs))
+
+    async def one(student: str, path: Path, exercise: Exercise) -> ExerciseResult:
+        async with semaphore:
+            result = await grade_notebook(student, path, exercise, limits)
+        progress(result)
+        return result
+
+    graded = await asyncio.gather(*(one(*w) for w in work))
+    by_student: dict[str, list[ExerciseResult]] = {s.student: [] for s in submissions}
+    for result in graded:
+        by_student[result.student].append(result)
+    for sub in submissions:
+        for exercise_id, exercise in exercises.items():
+            if exercise_id not in sub.notebooks:
+                by_student[sub.student].append(missing_result(sub.student, exercise))
+        by_student[sub.student].sort(key=lambda r: r.exercise)
+    return by_student
+
+
+def _write_outputs(args: argparse.Namespace, submissions: list[Submission], by_student: dict[str, list[ExerciseResult]], exercises: dict[str, Exercise]) -> None:
+    out = args.out
+    results_path = args.results or out.with_suffix(".jsonl")
+    feedback_dir = args.feedback or out.parent / "feedback"
+    rows = [student_row(s.student, by_student[s.student], exercises, s.notes) for s in submissions]
+    write_gradebook(out, rows, exercises)
+    write_results(results_path, [r for s in submissions for r in by_student[s.student]])
+    for sub in submissions:
+        write_feedback(feedback_dir, sub.student, by_student[sub.student], exercises)
+    print(f"gradebook: {out}  results: {results_path}  feedback: {feedback_dir}/", file=sys.stderr)
+
+
+def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits: Limits) -> int:
+    root = args.course_root or _course_root()
+    problems: list[str] = []
+    groups = []
+    for folder, expect_full in (("solutions", True), ("exercises", False)):
+        path = root / folder
+        if not path.is_dir():
+            print(f"course_lib grade --self-test: no {folder}/ folder in {root}; pass --course-root", file=sys.stderr)
+            return EXIT_USAGE
+        sub = Submission(folder)
+        for exercise_id in exercises:
+            notebook = path / f"{exercise_id}.ipynb"
+            if notebook.is_file():
+                sub.notebooks[exercise_id] = notebook
+            else:
+                problems.append(f"{folder}/{exercise_id}.ipynb is missing")
+        groups.append((sub, expect_full))
+    started = time.monotonic()
+    by_student = asyncio.run(grade_all([g[0] for g in groups], exercises, limits, args.jobs, args.quiet))
+    for sub, expect_full in groups:
+        for result in by_student[sub.student]:
+            if result.exercise not in sub.notebooks:
+                continue
+            where = f"{sub.student}/{result.exercise}"
+            if expect_full and (result.score != result.max_score or result.status != "graded"):
+                failed = [f"{c.id} ({c.status}: {c.detail})" for c in result.cases if c.status != "passed"]
+                problems.append(f"{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(failed)}; {' | '.join(result.notes)}")
+            if not expect_full and (result.score != 0 or result.status != "not attempted"):
+                odd = [f"{c.id} ({c.status})" for c in result.cases if c.status != "not attempted"]
+                problems.append(f"{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(odd)}; {' | '.join(result.notes)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "gradebook.csv"
+        rows = [student_row(g[0].student, by_student[g[0].student], exercises) for g in groups]
+        write_gradebook(out, rows, exercises)
+    seconds = time.monotonic() - started
+    if problems:
+        print("self-test FAILED:", file=sys.stderr)
+        for problem in problems:
+            print(f"  - {problem}", file=sys.stderr)
+        return EXIT_SELF_TEST_FAILED
+    print(
+        f"self-test passed in {seconds:.1f} s: solutions/ score full marks and exercises/ score 0 (not attempted) "
+        f"on {len(exercises)} exercises ({', '.join(exercises)})",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _chosen(exercises: dict[str, Exercise], wanted: list[str], submissions: list[Submission]) -> dict[str, Exercise]:
+    """The exercises to grade: those named with --exercise, else every exercise anyone handed in.
+
+    Raises:
+        ValueError: --exercise names no known exercise.
+    """
+    if wanted:
+        chosen = {}
+        for name in wanted:
+            match = [e for e in exercises.values() if name in {e.id, e.number, e.number.lstrip("0")}]
+            if not match:
+                raise ValueError(f"--exercise {name}: no such exercise; the exercises are {', '.join(exercises)}")
+            chosen[match[0].id] = match[0]
+    else:
+        found = {exercise for sub in submissions for exercise in sub.notebooks}
+        chosen = {k: v for k, v in exercises.items() if k in found} or exercises
+    for sub in submissions:
+        for exercise in [e for e in sub.notebooks if e not in chosen]:
+            del sub.notebooks[exercise]
+            sub.notes.append(f"{exercise} not graded in this run (--exercise)")
+    return dict(sorted(chosen.items()))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        limits = Limits(args.cell_timeout, args.probe_timeout, args.notebook_timeout)
+        if args.jobs < 1:
+            raise ValueError("--jobs must be 1 or more")
+        exercises = load_exercises(args.cases)
+        if not exercises:
+            raise ValueError("no exercises with hidden cases were found")
+        if not args.self_test and args.submissions is None:
+            raise ValueError("give the submissions folder, e.g. `python -m course_lib grade submissions/ --out gradebook.csv`")
+        submissions = [] if args.self_test else discover(args.submissions, exercises)
+        exercises = _chosen(exercises, args.exercise, submissions)
+    except ValueError as exc:
+        print(f"course_lib grade: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    problem = asyncio.run(preflight())
+    if problem:
+        print(f"course_lib grade: grading cannot run: {problem}", file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
+    if args.self_test:
+        return _self_test(args, exercises, limits)
+    if not submissions:
+        print(f"course_lib grade: no submissions found in {args.submissions} (expected <student>/<exercise>.ipynb)", file=sys.stderr)
+    started = time.monotonic()
+    by_student = asyncio.run(grade_all(submissions, exercises, limits, args.jobs, args.quiet))
+    try:
+        _write_outputs(args, submissions, by_student, exercises)
+    except OSError as exc:
+        print(f"course_lib grade: cannot write the results: {exc}", file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
+    count = sum(len(s.notebooks) for s in submissions)
+    print(f"graded {count} notebooks from {len(submissions)} students in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return EXIT_OK

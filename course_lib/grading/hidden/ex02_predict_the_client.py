@@ -1,0 +1,113 @@
+"""Hidden cases of exercise 2, "Predict the client" (exercises/02_predict_the_client.ipynb)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...checks import SCENARIOS, STATEMENTS, reference_prediction
+from ..cases import Case, Exercise
+from ._common import decision_pair, plain_string
+
+TRUE_STATEMENTS = {"a", "c", "d", "f"}
+
+
+def _scenario_judge(key: str):
+    _tool, hints, trust = SCENARIOS[key]
+    expected = reference_prediction(hints, trust)
+
+    def judge(value: Any) -> str | None:
+        got = decision_pair(value)
+        if got is None:
+            return "not a (before, after) pair of strings"
+        return None if got == expected else f"expected {expected}, got {got}"
+
+    return judge
+
+
+# Part 2b's hidden inputs: (id, label, declared hints or None, trusted?)
+PREDICT_INPUTS = [
+    ("empty_dict", "every hint absent, trusted server", {}, True),
+    ("no_annotations", "no annotations at all, trusted server", None, True),
+    ("read_only_destructive", "read-only that also says destructive, trusted server", {"readOnlyHint": True, "destructiveHint": True}, True),
+    ("additive_closed", "additive closed-world write, trusted server", {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}, True),
+    ("destructive_idempotent", "destructive and idempotent, trusted server", {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}, True),
+    ("idempotent_open", "idempotent open-world write, trusted server", {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}, True),
+    ("read_only_untrusted", "read-only closed-world tool, untrusted server", {"readOnlyHint": True, "openWorldHint": False}, False),
+    ("additive_untrusted", "additive write, untrusted server", {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}, False),
+    ("only_not_destructive", "only destructiveHint false declared, trusted server", {"destructiveHint": False}, True),
+    ("read_only_idempotent", "read-only with idempotentHint, trusted server", {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}, True),
+]
+
+
+def _predict_judge(hints: dict[str, Any] | None, trusted: bool):
+    expected = reference_prediction(hints, "trusted" if trusted else "untrusted")
+
+    def judge(value: Any) -> str | None:
+        got = decision_pair(value)
+        if got is None:
+            return "not a (before, after) pair of strings"
+        return None if got == expected else f"expected {expected}, got {got}"
+
+    return judge
+
+
+def _statement_judge(letter: str):
+    is_true = letter in TRUE_STATEMENTS
+
+    def judge(value: Any) -> str | None:
+        if isinstance(value, dict) and set(value) == {"__set__"}:
+            value = value["__set__"]
+        if not isinstance(value, list):
+            return "not a set of letters"
+        chosen = {plain_string(v) for v in value}
+        if None in chosen:
+            return "not a set of letters"
+        if not chosen:
+            return "no statement chosen"
+        if (letter in chosen) == is_true:
+            return None
+        return f"statement {letter} is {'true' if is_true else 'false'}"
+
+    return judge
+
+
+CASES = (
+    [
+        Case(
+            id=f"2a.{key}",
+            label=f"scenario {key}: {SCENARIOS[key][0]}, {SCENARIOS[key][2]} server",
+            target="PREDICTIONS",
+            expr=f"PREDICTIONS[{key!r}]",
+            judge=_scenario_judge(key),
+            points=1.0,
+            hint="untrusted server: ignore its hints; else apply the defaults, decide by profile, and open world decides the output",
+        )
+        for key in SCENARIOS
+    ]
+    + [
+        Case(
+            id=f"2b.{case_id}",
+            label=f"predict: {label}",
+            target="predict",
+            expr=f"predict({hints!r}, {trusted!r})",
+            judge=_predict_judge(hints, trusted),
+            points=0.6,
+            hint="apply the defaults (effective) after dropping an untrusted server's hints; read-only makes destructive and idempotent meaningless",
+        )
+        for case_id, label, hints, trusted in PREDICT_INPUTS
+    ]
+    + [
+        Case(
+            id=f"2c.{letter}",
+            label=f"statement {letter}",
+            target="TRUE_STATEMENTS",
+            expr="TRUE_STATEMENTS",
+            judge=_statement_judge(letter),
+            points=0.5,
+            hint="idempotent is about repeating a call, not about the harm the first call does",
+        )
+        for letter in STATEMENTS
+    ]
+)
+
+EXERCISE = Exercise(id="02_predict_the_client", title="Exercise 2 · Predict the client", cases=CASES)

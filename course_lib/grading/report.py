@@ -1,0 +1,114 @@
+"""Write the grading results: the gradebook CSV, the results JSONL and per-student feedback.
+
+All three are written from the grader's memory after every submission has run, each to a
+temporary file then renamed over the target, so nothing a submission wrote into the output
+folder survives. Feedback names failed cases by label and gives the hint; it never shows a
+hidden case's inputs or the expected values.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .cases import Exercise
+from .runner import STATUSES, ExerciseResult
+
+__all__ = ["student_row", "write_feedback", "write_gradebook", "write_results"]
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise], notes: Sequence[str] = ()) -> dict[str, str]:
+    """Return one gradebook row: per-exercise points, total, maximum, status, notes, seconds."""
+    by_exercise = {r.exercise: r for r in results}
+    row = {"student": student}
+    for exercise_id in exercises:
+        result = by_exercise.get(exercise_id)
+        row[exercise_id] = _points(result.score if result else 0.0)
+    row["total"] = _points(round(sum(r.score for r in results), 2))
+    row["max"] = _points(sum(e.max_points for e in exercises.values()))
+    statuses = {r.status for r in results} or {"missing"}
+    if statuses <= {"missing", "not attempted"}:
+        row["status"] = "not attempted" if "not attempted" in statuses else "missing"
+    else:
+        row["status"] = next(s for s in STATUSES if s in statuses)
+    all_notes = list(notes)
+    for result in results:
+        if result.status != "graded":
+            all_notes.append(f"{result.exercise}: {result.status}")
+        all_notes += [f"{result.exercise}: {n}" for n in result.notes]
+    row["notes"] = " | ".join(all_notes)
+    row["seconds"] = f"{sum(r.seconds for r in results):.1f}"
+    return row
+
+
+def _replace(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def write_gradebook(path: Path, rows: Iterable[dict[str, str]], exercises: dict[str, Exercise]) -> None:
+    """Write the gradebook: one row per student (csv.DictWriter, so commas in names are safe)."""
+    import io
+
+    fields = ["student", *exercises, "total", "max", "status", "notes", "seconds"]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    _replace(Path(path), buffer.getvalue())
+
+
+def write_results(path: Path, results: Iterable[ExerciseResult]) -> None:
+    """Write one JSON object per (student, exercise): every case with its detail (instructor only)."""
+    lines = [json.dumps(r.as_dict(), ensure_ascii=False, sort_keys=True) for r in results]
+    _replace(Path(path), "\n".join(lines) + ("\n" if lines else ""))
+
+
+def _safe_name(student: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", student).strip("._") or "student"
+
+
+_MARK = {"passed": "✓", "not attempted": "…"}
+
+
+def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> str:
+    """Return a student's feedback as Markdown: scores, notes, and each case by label."""
+    lines = [f"# Feedback for {student}", ""]
+    by_exercise = {r.exercise: r for r in results}
+    for exercise_id, exercise in exercises.items():
+        result = by_exercise.get(exercise_id)
+        if result is None:
+            continue
+        lines.append(f"## {exercise.title} ({exercise_id}): {_points(result.score)} / {_points(result.max_score)}, {result.status}")
+        lines += [f"- note: {n}" for n in result.notes]
+        for case in result.cases:
+            mark = _MARK.get(case.status, "✗")
+            text = f"- {mark} {case.label} ({_points(case.points)}/{_points(case.max_points)})"
+            if case.status not in {"passed", "failed"}:
+                text += f": {case.status}"
+            if case.status != "passed" and case.hint:
+                text += f". Hint: {case.hint}"
+            lines.append(text)
+        lines.append("")
+    lines.append("Cases are named by what they check; their inputs stay with your instructor.")
+    return "\n".join(lines) + "\n"
+
+
+def write_feedback(folder: Path, student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> Path:
+    """Write `folder/<student>.md` and return its path."""
+    path = Path(folder) / f"{_safe_name(student)}.md"
+    _replace(path, feedback_text(student, results, exercises))
+    return path

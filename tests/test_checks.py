@@ -1,0 +1,136 @@
+"""Learner self-checks: pass, fail with a teaching hint, or "not attempted"; never raise."""
+
+from __future__ import annotations
+
+from mcp.types import ToolAnnotations
+
+from course_lib.checks import PARTS, SCENARIOS, TODO, NotAttempted, check, contains_todo, reference_prediction
+
+GOOD_1A = {
+    "read_runbook": ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    "append_incident_note": ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
+    "search_web": ToolAnnotations(read_only_hint=True, open_world_hint=True),
+}
+
+
+def _stub(*args, **kwargs):
+    raise NotAttempted()
+
+
+def test_a_correct_answer_reports_visible_checks_passed_not_all_tests(capsys):
+    result = check("1a", GOOD_1A)
+    out = capsys.readouterr().out
+    assert result.status == "passed" and bool(result)
+    assert "3 of 3 visible checks passed" in out
+    assert "all tests passed" not in out.lower()
+
+
+def test_a_todo_answer_is_not_attempted(capsys):
+    result = check("1a", {name: TODO for name in GOOD_1A})
+    assert result.status == "not attempted" and not result
+    assert "not attempted yet" in capsys.readouterr().out
+
+
+def test_a_stub_function_is_not_attempted_rather_than_an_error(capsys):
+    assert check("1b", _stub).status == "not attempted"
+    assert check("2b", _stub).status == "not attempted"
+    assert "⏳" in capsys.readouterr().out
+
+
+def test_a_wrong_hint_says_what_was_expected_and_teaches_the_default(capsys):
+    answer = dict(GOOD_1A, read_runbook=ToolAnnotations(read_only_hint=True))
+    result = check("1a", answer)
+    out = capsys.readouterr().out
+    assert result.status == "failed"
+    assert "openWorldHint: expected false, your annotations give true" in out
+    assert "absent means true" in out
+
+
+def test_a_partly_filled_answer_reports_what_is_left(capsys):
+    result = check("1a", dict(GOOD_1A, search_web=TODO))
+    out = capsys.readouterr().out
+    assert result.status == "not attempted"
+    assert "2 of 3 visible checks passed; 1 not attempted yet" in out
+
+
+def test_a_crashing_answer_is_a_failed_check_not_an_exception(capsys):
+    def broken(annotations, trusted):
+        return {}["missing"]
+
+    result = check("2b", broken)
+    out = capsys.readouterr().out
+    assert result.status == "failed"
+    assert "KeyError" in out
+
+
+def test_answers_of_the_wrong_shape_fail_with_a_clear_message(capsys):
+    assert check("1a", ["read_runbook"]).status == "failed"
+    assert check("2a", {"A": "allow", "C": ("confirm", "trust output")}).status == "failed"
+    assert check("2c", "acdf").status == "failed"
+    out = capsys.readouterr().out
+    assert "expected a dict" in out and "expected a pair" in out and "set of letters" in out
+
+
+def test_an_unknown_part_is_reported_not_raised(capsys):
+    assert check("9z", None).status == "failed"
+    assert "There is no exercise part '9z'" in capsys.readouterr().out
+
+
+def test_predictions_accept_policy_enums_and_any_case(capsys):
+    from course_lib.policy import PostCall, PreCall
+
+    answer = {"A": (PreCall.ALLOW, PostCall.TRUST), "C": ("Confirm", "TRUST OUTPUT")}
+    assert check("2a", answer).status == "passed"
+
+
+def test_the_idempotent_statements_check_catches_the_safety_myth(capsys):
+    result = check("2c", {"a", "b", "c"})
+    out = capsys.readouterr().out
+    assert result.status == "failed"
+    assert "statement b is false" in out and "deleting is idempotent and destructive" in out
+
+
+def test_every_part_handles_todo_and_never_raises(capsys):
+    for part in PARTS:
+        assert check(part, TODO).status == "not attempted"
+        check(part, object())  # nonsense: reported, not raised
+
+
+def test_todo_is_found_at_any_depth():
+    assert contains_todo({"a": [1, (TODO,)]})
+    assert not contains_todo({"a": [1, ("TODO",)]})
+
+
+def test_the_scenarios_reference_answers_follow_the_spec_client():
+    assert reference_prediction(*SCENARIOS["B"][1:]) == ("confirm with warning", "treat as untrusted")
+    assert reference_prediction(*SCENARIOS["E"][1:]) == ("allow", "treat as untrusted")
+
+
+def test_the_trifecta_defence_check_replays_the_attack_and_the_work(capsys):
+    lesson_04 = {"auto_approve": {"send_email"}, "on_taint": None, "approve_domains": {"ops.example"}}
+    assert check("3b", lesson_04).status == "failed"
+    assert "the attack still works" in capsys.readouterr().out
+    assert check("3b", dict(lesson_04, on_taint="confirm")).status == "passed"
+    assert check("3b", dict(lesson_04, on_taint="deny")).status == "failed"
+    assert "stops ordinary work" in capsys.readouterr().out
+
+
+def test_a_malformed_defence_gets_one_clear_message(capsys):
+    result = check("3b", {"auto_approve": {"send_mail"}, "on_taint": "confirm", "approve_domains": {"ops.example"}})
+    out = capsys.readouterr().out
+    assert result.status == "failed" and len(result.outcomes) == 1
+    assert "['send_mail']" in out
+
+
+def test_the_liar_check_catches_lies_and_flags_false_alarms(capsys):
+    def flags_every_change(annotations, effects):
+        return "changed" if effects else None
+
+    def never(annotations, effects):
+        return None
+
+    assert check("4a", flags_every_change).status == "failed"
+    assert "a false alarm" in capsys.readouterr().out
+    assert check("4a", never).status == "failed"
+    assert "a lie went unnoticed" in capsys.readouterr().out
+    assert check("4b", {"log-tidy/tidy_logs"}).status == "passed"
