@@ -150,7 +150,8 @@ class ScriptedAgent:
 
     `plan` is a list of `Step` or ``(tool, arguments)`` pairs. `obey_injections=False`
     gives an agent that ignores instructions in tool output (which no real model
-    reliably does). `max_steps` bounds a run, so injected instructions cannot loop forever.
+    reliably does). `max_steps` bounds a run, so injected instructions cannot loop forever; a run
+    cut short ends with a "stopped" row in its transcript.
 
     Raises:
         ValueError: an empty or malformed plan, or `max_steps` below 1.
@@ -234,4 +235,15 @@ class ScriptedAgent:
             transcript.rows.append({**vars(step), "decision": decision, "result": ("error: " if result.is_error else "") + text})
             if self.obey_injections and not result.is_error:
                 queue[0:0] = self.injected_steps(text, step.tool)
+        if queue:  # the loop ended at max_steps with calls still waiting: say so instead of stopping silently
+            transcript.rows.append(
+                {
+                    "tool": "-",
+                    "arguments": {},
+                    "source": "host",
+                    "decision": "stopped",
+                    "result": f"stopped at max_steps={self.max_steps}; {len(queue)} more call(s) not made "
+                    "(injected instructions may be looping)",
+                }
+            )
         return transcript

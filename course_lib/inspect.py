@@ -50,6 +50,7 @@ STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
 MAX_LINE = 300
 MAX_LISTED = 5  # suppliers named per leg in the text report
 MAX_PAGES = 100  # tools/list pages read from one server
+MAX_CONCURRENT = 4  # servers started at the same time
 
 EPILOG = """\
 examples:
@@ -116,13 +117,34 @@ class ServerInspection:
 
     @property
     def command(self) -> str:
-        return shlex.join(self.argv)
+        """The command as one shell-quoted line; this Python's own path is shown as `python`."""
+        return display_command(self.argv)
+
+    @property
+    def program(self) -> str:
+        """The program's name, without its folder: what error messages call the server."""
+        return os.path.basename(display_command(self.argv[:1])) or self.command
 
     @property
     def handshake(self) -> str | None:
         if self.protocol is None:
             return None
         return "server/discover" if self.protocol in MODERN_PROTOCOL_VERSIONS else "initialize (legacy handshake)"
+
+
+def display_command(argv: list[str]) -> str:
+    """Return `argv` as one shell-quoted line, with the running Python's path shortened to `python`."""
+    shown = list(argv)
+    if shown and _same_file(shown[0], sys.executable):
+        shown[0] = "python"
+    return shlex.join(shown)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return a == b or os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
@@ -170,22 +192,26 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _explain(command: str, exc: BaseException, stderr: str) -> str:
-    """Turn a failure into one paragraph: what happened, the likely cause, what to try."""
+def _explain(program: str, exc: BaseException, stderr: str) -> str:
+    """Turn a failure into one paragraph: what happened, the likely cause, what to try.
+
+    `program` is the server's program name only: the report's header already shows the whole command.
+    """
     causes = "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
     did_not_start = isinstance(exc, ConnectError) or all(isinstance(e, OSError) for e in _leaves(exc))
     if isinstance(exc, ConnectError):
-        text = f"`{command}` did not start: {exc}."
+        text = f"`{program}` did not start: {exc}."
     elif did_not_start:
-        text = f"`{command}` did not start ({causes}). Check that the program exists and may be executed."
+        text = f"`{program}` did not start ({causes}). Check that the program exists and may be executed."
     elif "Connection closed" in causes:
         text = (
-            f"`{command}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
+            f"`{program}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
             "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or exited)."
         )
     else:
         text = (
-            f"`{command}` is not an MCP server on stdio: it answered, but not with a valid MCP handshake ({causes})."
+            f"`{program}` is not an MCP server on stdio: what it wrote back is not an MCP reply (it may echo its "
+            f"input, as `cat` does, or speak another protocol). The client saw: {causes}."
         )
     if stderr:
         text += " Its last lines on stderr: " + " | ".join(stderr.splitlines())
@@ -197,12 +223,12 @@ def _explain(command: str, exc: BaseException, stderr: str) -> str:
 async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto") -> ServerInspection:
     """Start one server command, list its tools and stop it; never raises for a misbehaving server."""
     found = ServerInspection(list(argv))
-    command = found.command
+    program = found.program
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             params = _stdio_parameters(argv, None)
         except (ConnectError, ValueError) as exc:
-            found.error = _explain(command, exc if isinstance(exc, ConnectError) else ConnectError(str(exc)), "")
+            found.error = _explain(program, exc if isinstance(exc, ConnectError) else ConnectError(str(exc)), "")
             return found
         try:
             with anyio.fail_after(timeout):
@@ -221,14 +247,31 @@ async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, m
         except TimeoutError:
             stderr = _tail(errlog)
             found.error = (
-                f"`{command}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
+                f"`{program}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
                 "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
                 "download: run it alone in a terminal, or raise --timeout)."
                 + (" Its last lines on stderr: " + " | ".join(stderr.splitlines()) if stderr else "")
             )
         except Exception as exc:  # noqa: BLE001 - every failure of a foreign program becomes one paragraph
-            found.error = _explain(command, exc, _tail(errlog))
+            found.error = _explain(program, exc, _tail(errlog))
     return found
+
+
+async def inspect_servers(
+    commands: list[list[str]], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto", limit: int = MAX_CONCURRENT
+) -> list[ServerInspection]:
+    """Inspect several server commands at once (at most `limit` running together); results in command order."""
+    results: list[ServerInspection | None] = [None] * len(commands)
+    limiter = anyio.CapacityLimiter(max(1, limit))
+
+    async def one(index: int, argv: list[str]) -> None:
+        async with limiter:
+            results[index] = await inspect_server(argv, timeout=timeout, mode=mode)
+
+    async with anyio.create_task_group() as group:
+        for index, argv in enumerate(commands):
+            group.start_soon(one, index, argv)
+    return [r for r in results if r is not None]
 
 
 def _cell(raw: Any, eff: Any) -> str:
@@ -338,7 +381,7 @@ def run(args: argparse.Namespace) -> int:
     try:
 
         async def inspect_all() -> list[ServerInspection]:
-            return [await inspect_server(argv, timeout=args.timeout, mode=args.mode) for argv in commands]
+            return await inspect_servers(commands, timeout=args.timeout, mode=args.mode)
 
         results = anyio.run(inspect_all)
     finally:

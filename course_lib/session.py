@@ -4,14 +4,15 @@ Risk is a property of the whole session, not of one tool (the 2026-03-16 blog po
 Simon Willison): **private data**, **untrusted content** and **external communication**
 together let one piece of injected content steal data. This module:
 
-* `analyse_session(tools, labels=...)` -> `SessionReport`: which legs are present, which tools
-  supply them, and how sure each claim is (`Basis`): a hint the server declared, a spec default
-  for an absent hint, a guess where hints cannot say, or the host's own label;
+* `analyse_session(tools, labels=..., meta_key=...)` -> `SessionReport`: which legs are present,
+  which tools supply them, and how sure each claim is (`Basis`): the host's own label, a hint the
+  server declared, a leg the server claims in its `_meta`, a spec default for an absent hint, or a
+  guess where hints cannot say;
 * `SessionGuard`: a host-side defence. It takes each call's decision from a
   `course_lib.policy` policy, marks the session tainted once untrusted content arrives, and
   from then on makes tools that can send data out need confirmation (or blocks them);
 * `plot_session(report)`: the session's tools as nodes coloured by the legs they supply, the
-  trifecta drawn in red when complete.
+  triangle of the three legs drawn thick and black when complete.
 
 What the four hints can and cannot tell (the basis of every inference here)::
 
@@ -19,6 +20,10 @@ What the four hints can and cannot tell (the basis of every inference here)::
                                        the hint does not say which, so both legs are assumed
     openWorldHint false + read-only -> reads the host's own closed domain: private data is a GUESS
     nothing                         -> whether the data is private or sensitive; only the host knows
+
+A server's own `_meta` claims (`meta_key=`) are self-declared like hints: they can add legs to
+what the hints imply, never remove one, so a lying server cannot talk its way past the taint gate.
+Only the host's labels (`labels=`) may override the hints, and only where the host says so.
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb
 """
@@ -28,13 +33,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from mcp.types import ListToolsResult, Tool
 
 from .annotations import declared, effective
-from .policy import SPEC, Decision, Policy, PreCall, Trust, decide
+
+if TYPE_CHECKING:  # pandas and the policies load on first use: `inspect` starts faster without them
+    import pandas as pd
+
+    from .policy import Decision, Policy, Trust
 
 __all__ = [
     "LEG_COLORS",
@@ -67,6 +75,7 @@ class Basis(str, Enum):
 
     HOST = "host label"  # the host said so: the only source that knows what is private or external
     DECLARED = "declared hint"  # follows from a hint the server set (still only a hint)
+    META = "server _meta"  # the server claims it in the tool's _meta (self-declared, and no standard)
     DEFAULT = "spec default"  # follows from the spec's default for an absent hint
     GUESS = "guess"  # hints cannot say; inferred from the combination
 
@@ -82,7 +91,7 @@ LEG_COLORS: dict[Leg, str] = {
 """The colour of each leg in `plot_session` (Okabe-Ito, like `course_lib.plots`); letters back the colours."""
 
 LEG_LETTERS: dict[Leg, str] = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "E"}
-TRIFECTA_COLOR = "#D55E00"  # Okabe-Ito vermillion
+TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
 
 CAVEATS: tuple[str, ...] = (
     "openWorldHint does not separate reading untrusted content from sending data out: "
@@ -191,11 +200,38 @@ def _infer(item: SessionTool) -> list[Supply]:
     return supplies
 
 
-def _labelled(item: SessionTool, legs: Iterable[Any]) -> list[Supply]:
-    return [
-        Supply(item.server, item.name, leg, Basis.HOST, "the host labelled this tool")
-        for leg in sorted({_leg(v) for v in legs}, key=list(Leg).index)
-    ]
+def _legs_of(value: Any) -> list[Leg]:
+    if isinstance(value, (str, Leg)):
+        value = [value]
+    if not isinstance(value, Iterable):
+        raise ValueError(f"legs must be a leg name or a list of leg names, not {value!r}")
+    return sorted({_leg(v) for v in value}, key=list(Leg).index)
+
+
+def _labelled(item: SessionTool, legs: Any) -> list[Supply]:
+    return [Supply(item.server, item.name, leg, Basis.HOST, "the host labelled this tool") for leg in _legs_of(legs)]
+
+
+def _meta_claims(item: SessionTool, meta_key: str) -> list[Supply]:
+    meta = item.tool.meta or {}
+    if meta_key not in meta:
+        return []
+    try:
+        legs = _legs_of(meta[meta_key])
+    except ValueError as exc:
+        raise ValueError(f"tool {item.name!r}: its _meta key {meta_key!r} holds {meta[meta_key]!r}: {exc}") from None
+    reason = f"the server claims it in _meta[{meta_key!r}] (self-declared, like a hint)"
+    return [Supply(item.server, item.name, leg, Basis.META, reason) for leg in legs]
+
+
+def _surest(supplies: list[Supply]) -> list[Supply]:
+    """Keep, per leg, the surest claim (the first one on a tie), in trifecta order."""
+    best: dict[Leg, Supply] = {}
+    for supply in supplies:
+        held = best.get(supply.leg)
+        if held is None or list(Basis).index(supply.basis) < list(Basis).index(held.basis):
+            best[supply.leg] = supply
+    return [best[leg] for leg in Leg if leg in best]
 
 
 def _label_for(item: SessionTool, labels: Mapping[str, Any]) -> Any:
@@ -243,7 +279,11 @@ class SessionReport:
         """One sentence: is the trifecta complete, and how sure is that."""
         if self.complete:
             tail = ""
-            for basis, words in ((Basis.GUESS, "guessed, not known"), (Basis.DEFAULT, "only from spec defaults of absent hints")):
+            for basis, words in (
+                (Basis.GUESS, "guessed, not known"),
+                (Basis.DEFAULT, "only from spec defaults of absent hints"),
+                (Basis.META, "only claimed in a server's _meta"),
+            ):
                 legs = [str(leg) for leg in Leg if self.certainty(leg) is basis]
                 tail += f"; {words}: {', '.join(legs)}" if legs else ""
             return f"lethal trifecta COMPLETE: all three legs are present in this session{tail}"
@@ -252,6 +292,8 @@ class SessionReport:
 
     def legs_table(self) -> pd.DataFrame:
         """Return one row per leg: present?, the tools supplying it, and the surest basis."""
+        import pandas as pd
+
         rows = []
         for leg in Leg:
             certainty = self.certainty(leg)
@@ -266,12 +308,14 @@ class SessionReport:
 
     def table(self) -> pd.DataFrame:
         """Return one row per tool: its server and, per leg, the basis of the claim ("" when none)."""
+        import pandas as pd
+
         rows, index = [], []
         for item in self.tools:
             row: dict[str, Any] = {"server": item.server or ""}
             for leg in Leg:
                 basis = [s.basis for s in self.supplies if s.tool == item.name and s.server == item.server and s.leg is leg]
-                row[str(leg)] = str(basis[0]) if basis else ""
+                row[str(leg)] = str(min(basis, key=list(Basis).index)) if basis else ""
             rows.append(row)
             index.append(item.name)
         return pd.DataFrame(rows, index=pd.Index(index, name="tool"))
@@ -305,18 +349,36 @@ class SessionReport:
         return "\n".join(lines)
 
 
-def analyse_session(tools: Any, *, labels: Mapping[str, Any] | None = None) -> SessionReport:
+def analyse_session(
+    tools: Any,
+    *,
+    labels: Mapping[str, Any] | None = None,
+    label_mode: str = "replace",
+    meta_key: str | None = None,
+) -> SessionReport:
     """Find the lethal trifecta's legs among the tools of one session.
 
     `tools` is what `session_tools` accepts: a list of `Tool`, a `ListToolsResult`, or
     ``{server name: tools, server object or stdio command}``. Legs are inferred from the
-    hints (see the module docstring); `labels` maps a tool name (or ``"server/tool"``) to
-    the legs the host *knows* it supplies, e.g. ``{"send_email": ["external communication"]}``,
-    and replaces the inference for that tool (an empty list: no leg).
+    hints (see the module docstring).
+
+    `meta_key` names a `_meta` key in which servers claim legs (e.g. ``"com.example.ops/legs"``
+    holding ``["untrusted content"]``). Such claims are **added** to the legs the hints imply,
+    with basis "server _meta"; they never remove one, since `_meta` is as self-declared as a hint.
+
+    `labels` maps a tool name (or ``"server/tool"``) to the legs the host *knows* it supplies,
+    e.g. ``{"send_email": ["external communication"]}``. With ``label_mode="replace"`` (the
+    default) a label overrides everything else for that tool (an empty list: no leg); with
+    ``"add"`` it only adds legs to the inferred ones.
 
     Raises:
-        ValueError: malformed tools, an unknown leg, or a label naming no tool of the session.
+        ValueError: malformed tools, an unknown leg, a label naming no tool of the session,
+            an unknown `label_mode`, or a `meta_key` value that is not a list of leg names.
     """
+    if label_mode not in ("replace", "add"):
+        raise ValueError(f"label_mode must be 'replace' (labels override the hints) or 'add', not {label_mode!r}")
+    if meta_key is not None and (not isinstance(meta_key, str) or not meta_key.strip()):
+        raise ValueError(f"meta_key must be a non-empty _meta key such as 'com.example.ops/legs', not {meta_key!r}")
     items = session_tools(tools)
     labels = dict(labels or {})
     known = {i.name for i in items} | {f"{i.server}/{i.name}" for i in items if i.server}
@@ -326,12 +388,13 @@ def analyse_session(tools: Any, *, labels: Mapping[str, Any] | None = None) -> S
     supplies: list[Supply] = []
     for item in items:
         label = _label_for(item, labels)
-        if label is None:
-            supplies += _infer(item)
-        else:
-            if isinstance(label, (str, Leg)):
-                label = [label]
+        if label is not None and label_mode == "replace":
             supplies += _labelled(item, label)
+            continue
+        claims = _infer(item) + (_meta_claims(item, meta_key) if meta_key else [])
+        if label is not None:
+            claims += _labelled(item, label)
+        supplies += _surest(claims)
     return SessionReport(tuple(items), tuple(supplies))
 
 
@@ -367,8 +430,8 @@ class SessionGuard:
     """
 
     report: SessionReport
-    policy: Policy = SPEC
-    trust: Trust | str | Mapping[str, Trust | str] = Trust.UNTRUSTED
+    policy: Policy | None = None  # None: SPEC
+    trust: Trust | str | Mapping[str, Trust | str] = "untrusted"
     auto_approve: frozenset[str] | set[str] | tuple[str, ...] = frozenset()
     on_taint: str | None = "confirm"
     tainted_by: list[str] = field(default_factory=list)
@@ -376,6 +439,10 @@ class SessionGuard:
     def __post_init__(self) -> None:
         if not isinstance(self.report, SessionReport):
             raise ValueError("SessionGuard needs a SessionReport: use analyse_session(tools) first")
+        from .policy import SPEC, Policy
+
+        if self.policy is None:
+            self.policy = SPEC
         if not isinstance(self.policy, Policy):
             raise ValueError(f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}")
         if self.on_taint not in _TAINT_ACTIONS:
@@ -406,7 +473,7 @@ class SessionGuard:
 
     def _trust_of(self, item: SessionTool) -> Trust | str:
         if isinstance(self.trust, Mapping):
-            return self.trust.get(item.server or "", Trust.UNTRUSTED)
+            return self.trust.get(item.server or "", "untrusted")
         return self.trust
 
     def supplies(self, name: str, leg: Leg | str) -> bool:
@@ -419,6 +486,8 @@ class SessionGuard:
         Raises:
             ValueError: the session has no such tool.
         """
+        from .policy import PreCall, decide
+
         item = self._tool(name)
         decision = decide(self.policy, item.tool, trust=self._trust_of(item))
         if decision.pre_call is PreCall.DENY:
@@ -453,8 +522,8 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
 
     Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
     E external communication; split when a tool supplies several, grey when none) and linked
-    to the lettered leg nodes; dashed links are guesses. When all three legs are present the
-    triangle is drawn thick and red (vermillion).
+    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
+    When all three legs are present the triangle joining P, U and E is drawn thick and black.
     Returns the matplotlib `Axes`.
 
     Raises:

@@ -129,10 +129,37 @@ def test_json_output_reports_a_failed_server_and_no_session(capsys):
     assert server["tools"] == [] and document["session"] is None
 
 
-def test_server_crashing_at_start_shows_its_stderr(capsys):
+def test_cat_is_told_apart_from_a_server_that_answers_wrongly(capsys):
+    _, out, _ = inspect(capsys, "--timeout", "20", "--", "cat")
+    assert "not an MCP reply" in out and "echo" in out
+    assert "it answered" not in out
+
+
+def test_server_crashing_at_start_shows_its_stderr_and_its_command_once(capsys):
     status, out, _ = inspect(capsys, "--timeout", "20", "--", PY, "-c", "import sys; sys.exit('missing API key')")
     assert status == EXIT_UNREACHABLE
     assert "Its last lines on stderr: missing API key" in out
+    assert out.count("sys.exit") == 1  # in the header only, not again in the error
+
+
+def test_this_python_is_shown_as_python_in_the_report(tmp_path, capsys):
+    _, out, _ = inspect(capsys, *serve("mailer", tmp_path))
+    assert "== mailer: python -m course_lib serve mailer" in out
+    assert PY not in out.replace(str(tmp_path), "")
+
+
+def test_servers_are_reported_in_command_order(tmp_path, capsys):
+    status, out, _ = inspect(capsys, "--timeout", "20", *serve("mailer", tmp_path), "--", "cat", *serve("web-search", tmp_path))
+    assert status == EXIT_UNREACHABLE
+    assert out.index("== mailer") < out.index("== cat") < out.index("== web-search")
+
+
+def test_servers_are_started_concurrently_so_waits_do_not_add_up(capsys):
+    hang = ["--", PY, "-c", "import time; time.sleep(600)"]
+    started = time.monotonic()
+    status, out, _ = inspect(capsys, "--timeout", "3", *hang, *hang)
+    assert status == EXIT_UNREACHABLE and out.count("did not answer within 3 s") == 2
+    assert time.monotonic() - started < 5.5  # one after the other would take at least 6 s
 
 
 def test_missing_program_did_not_start(capsys):
