@@ -125,13 +125,25 @@ def test_the_v1_fastmcp_import_path_is_still_gone():
         importlib.import_module("mcp.server.fastmcp")
 
 
+def _guarded(node: ast.Try) -> bool:
+    """True for `try: import ... except ImportError/ModuleNotFoundError:`, how a lesson shows an import failing."""
+    names = set()
+    for handler in node.handlers:
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        names |= {k.id for k in kinds if isinstance(k, ast.Name)}
+    return bool(names & {"ImportError", "ModuleNotFoundError"})
+
+
 def _imports_in(source: str) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
     try:
         tree = ast.parse(source)
     except SyntaxError:  # cells with IPython magics or exercise stubs
         return found
+    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _guarded(t) for b in t.body for n in ast.walk(b)}
     for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.split(".")[0] == "mcp":
             found.extend((node.module, alias.name) for alias in node.names)
         elif isinstance(node, ast.Import):
