@@ -8,6 +8,11 @@ Hints are what a server *says*; an audit records what a call *did*. The pieces, 
     TrustBook                      a trust level per server, lowered when a server is caught
     AuditLog                       every call as an AuditEvent; .to_frame() for pandas
     Host                           a client host: policy + confirmation + audit + trust
+    server_identity(target)        what a host knows a server by: its command, URL or object
+
+Trust and pins belong to a server *as the host configured it*: `Host(servers={"log-tidy": target})`
+names what the host launched or connected to. A server the host did not configure is
+"unlisted", whatever name it gives itself, so it can never borrow a configured server's trust.
 
 `Host.call` is the loop of lesson 05: decide with a `course_lib.policy` policy at the
 server's current trust level, ask the user (showing the real arguments) when the decision
@@ -25,13 +30,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import sqlite3
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from mcp import Client, StdioServerParameters
 from mcp.types import Tool
 
 from .annotations import declared, display_title
@@ -51,6 +59,7 @@ __all__ = [
     "approve_all",
     "check_behaviour",
     "decline_all",
+    "server_identity",
     "side_effects",
     "snapshot",
 ]
@@ -279,11 +288,12 @@ def _level(value: Any) -> Trust:
 
 
 class TrustBook:
-    """The trust level of each server, bound to the server's identity, with the history of every change.
+    """The trust level of each server, by the name the host gave it, with the history of every change.
 
-    A server nobody configured is untrusted, as the spec requires. In-process the identity is
-    the server's name; a real host binds it to what it launched or connected to (the command
-    line or URL), so a second server cannot borrow a trusted server's name.
+    A server nobody configured is untrusted, as the spec requires. The names are the host's
+    own (the keys of `Host(servers=...)`, like the keys of a client's server configuration),
+    never the name a server declares about itself: `Host` maps each connection to the
+    configured name of what it connected to, so a second server cannot borrow a trusted name.
     """
 
     def __init__(self, levels: Mapping[str, Trust | str] | None = None, *, default: Trust | str = Trust.UNTRUSTED) -> None:
@@ -339,6 +349,7 @@ class AuditEvent:
     side_effects: tuple[SideEffect, ...] = ()
     finding: str = ""  # what contradicted the hints ("" when nothing did)
     trust_after: str = ""
+    result: str = ""  # the text the tool answered ("" when it did not run)
 
 
 class AuditLog:
@@ -391,6 +402,41 @@ class AuditLog:
 
 # --- the host ----------------------------------------------------------------------------------
 
+UNLISTED = "(unlisted"
+
+
+def server_identity(target: Any) -> tuple[str, Any]:
+    """Return what a host knows a server by: ``("url", url)``, ``("command", line)`` or ``("object", id)``.
+
+    `target` is what a client connects to: a URL (a string starting with ``http://`` or
+    ``https://``), a command (a list of strings, a shell-style string or
+    `StdioServerParameters`), a server object (in-process), or the `mcp.Client` connected to
+    one of these. Two targets are the same server exactly when their identities are equal; a
+    server object is identified by the object itself, never by the name it declares.
+    """
+    if isinstance(target, Client):
+        target = target.server
+        # course_lib.connect (like the SDK's stdio_client) wraps a command in a transport that keeps its parameters
+        arguments = getattr(target, "args", None)
+        if isinstance(arguments, tuple) and arguments and isinstance(arguments[0], StdioServerParameters):
+            target = arguments[0]
+    if isinstance(target, str) and target.startswith(("http://", "https://")):
+        return ("url", target)
+    if isinstance(target, (str, list, tuple)):
+        argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
+        return ("command", shlex.join(argv))
+    if isinstance(target, StdioServerParameters):
+        return ("command", shlex.join([target.command, *target.args]))
+    return ("object", id(target))
+
+
+def _describe(client: Any, identity: tuple[str, Any]) -> str:
+    """The name an unlisted server gets: its self-declared name, marked as unlisted, and how it was reached."""
+    info = getattr(client, "server_info", None)
+    claimed = getattr(info, "name", None) or "unknown server"
+    how = {"url": f"at {identity[1]}", "command": f"run as {identity[1]}", "object": "in-process"}[identity[0]]
+    return f"{claimed} {UNLISTED}, {how})"
+
 
 @dataclass(frozen=True)
 class ConfirmationRequest:
@@ -408,11 +454,14 @@ class ConfirmationRequest:
     def text(self) -> str:
         """The prompt as a host would show it."""
         warning = "  WARNING: this call may delete or overwrite data.\n" if self.decision is PreCall.WARN else ""
+        why = textwrap.fill(
+            f"why you are asked: {self.reason}", width=90, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
+        )
         return (
             f"Allow {self.title!r} ({self.tool}) from server {self.server!r}?\n"
             f"{warning}"
             f"  arguments: {json.dumps(self.arguments, sort_keys=True, ensure_ascii=False)}\n"
-            f"  why you are asked: {self.reason}"
+            f"{why}"
         )
 
 
@@ -437,12 +486,17 @@ def _arguments_json(arguments: Mapping[str, Any]) -> str:
 class Host:
     """A client host: it decides, asks, calls, audits and adjusts trust, recording every call in `log`.
 
-    `policy` decides at the server's trust level in `trust`. `approve` plays the user: it gets a
-    `ConfirmationRequest` and returns True to allow (default: `decline_all`, nobody to ask).
-    `sensitive_tools` are names the host always confirms, whatever the hints say. With
-    `audit_root`, every call that runs is bracketed by `snapshot`s of that folder; a call
-    that contradicts its hints is flagged and its server downgraded. With `pins`, a tool whose
-    definition is new or changed since approval needs the user's (re-)approval.
+    `servers` is the host's configuration: the name it gives each server -> what it launched
+    or connected to (a server object, a command or a URL; see `server_identity`). Every call
+    is logged, trusted and pinned under that name; a server not in `servers` is
+    "unlisted" (``"log-tidy (unlisted, in-process)"``) and gets the trust book's default,
+    whatever name it declares. `policy` decides at the server's trust level in `trust`.
+    `approve` plays the user: it gets a `ConfirmationRequest` and returns True to allow
+    (default: `decline_all`, nobody to ask). `sensitive_tools` are names the host always
+    confirms, whatever the hints say. With `audit_root`, every call that runs is bracketed by
+    `snapshot`s of that folder; a call that contradicts its hints is flagged and its server
+    downgraded. With `pins`, a tool whose definition is new or changed since approval needs
+    the user's (re-)approval.
     """
 
     policy: Policy = SPEC
@@ -452,6 +506,7 @@ class Host:
     sensitive_tools: frozenset[str] = frozenset()
     pins: PinStore | None = None
     log: AuditLog = field(default_factory=AuditLog)
+    servers: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, Policy):
@@ -469,6 +524,23 @@ class Host:
         self.sensitive_tools = frozenset(self.sensitive_tools)
         if self.pins is not None and not isinstance(self.pins, PinStore):
             raise ValueError("pins must be a PinStore")
+        if not isinstance(self.servers, Mapping):
+            raise ValueError("servers must be a dict of name -> server, e.g. {'log-tidy': server}")
+        self._names: dict[tuple[str, Any], str] = {}
+        self._targets: list[Any] = []  # keeps in-process servers alive, so their ids stay theirs
+        for name, target in self.servers.items():
+            if not isinstance(name, str) or not name.strip() or UNLISTED in name:
+                raise ValueError(f"a server's name in servers must be a non-empty string without {UNLISTED!r}, not {name!r}")
+            identity = server_identity(target)
+            if identity in self._names:
+                raise ValueError(f"servers names the same server twice: {self._names[identity]!r} and {name!r}")
+            self._names[identity] = name
+            self._targets.append(target)
+
+    def identify(self, client: Any) -> str:
+        """Return the name this host knows the server behind `client` by (unlisted servers: see `servers`)."""
+        identity = server_identity(client)
+        return self._names.get(identity) or _describe(client, identity)
 
     def _decide(self, server: str, tool: Tool) -> Decision:
         decision = self.policy.decide(tool.annotations, trust=self.trust.level(server))
@@ -498,7 +570,7 @@ class Host:
         if not isinstance(tool, str):
             raise ValueError(f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}")
         arguments = dict(arguments or {})
-        server = client.server_info.name if client.server_info is not None else "unknown server"
+        server = self.identify(client)  # what the host connected to, never the name the server declares
         listed = {t.name: t for t in (await client.list_tools()).tools}
         if tool not in listed:
             raise ValueError(f"server {server!r} has no tool {tool!r}; it offers: {', '.join(sorted(listed))}")
@@ -506,7 +578,9 @@ class Host:
         trust_before = str(self.trust.level(server))
         decision = self._decide(server, definition)
 
-        def record(confirmation: str, outcome: str, effects: tuple[SideEffect, ...] = (), finding: str = "") -> AuditEvent:
+        def record(
+            confirmation: str, outcome: str, effects: tuple[SideEffect, ...] = (), finding: str = "", answer: str = ""
+        ) -> AuditEvent:
             return self.log.record(
                 AuditEvent(
                     server=server,
@@ -519,6 +593,7 @@ class Host:
                     side_effects=effects,
                     finding=finding,
                     trust_after=str(self.trust.level(server)),
+                    result=answer,
                 )
             )
 
@@ -537,13 +612,12 @@ class Host:
 
         before = snapshot(self.audit_root) if self.audit_root is not None else None
         result = await client.call_tool(tool, arguments)
-        outcome = "ok"
-        if result.is_error:
-            outcome = "tool error: " + " ".join(getattr(c, "text", "") for c in result.content).strip()
+        answer = " ".join(getattr(c, "text", "") for c in result.content).strip()
+        outcome = "tool error: " + answer if result.is_error else "ok"
         if before is None:
-            return record(confirmation, outcome)
+            return record(confirmation, outcome, answer=answer)
         effects = tuple(side_effects(before, snapshot(self.audit_root)))  # type: ignore[arg-type]
         finding = check_behaviour(definition.annotations, effects) or ""
         if finding:
             self.trust.downgrade(server, f"{tool}: {finding}")
-        return record(confirmation, outcome, effects, finding)
+        return record(confirmation, outcome, effects, finding, answer)

@@ -1,7 +1,7 @@
 """Three defences against an unwanted `cleanup_logs`, run against the same attack cases.
 
-The scenario (the seed's operations assistant): the user asks to clean last week's logs of the
-*test* environment. Each run makes two calls to the ops-assistant server: the call the user
+The scenario (the operations assistant of lessons 04 to 06): the user asks to clean the *test*
+environment's logs older than a week. Each run makes two calls to the ops-assistant server: the call the user
 wanted, ``cleanup_logs("test", keep_days=7)``, and the harmful one a confused or injected
 model also makes, ``cleanup_logs("production", keep_days=0)``. A run *holds* when the
 production logs survive.
@@ -13,7 +13,7 @@ Defences (`DEFENCES`), each the only control in place:
 * "human approval": the host follows the spec policy (an untrusted server's hints are
   ignored) and asks a careful user, who reads the real arguments; the server checks nothing.
   With ``own_list=True`` the host also keeps its own list of sensitive tools (`cleanup_logs`).
-* "server enforcement": the host approves everything (full automation); the server checks
+* "server-side authorisation": the host approves everything (full automation); the server checks
   the caller's token scopes (``logs:delete:test`` only).
 
 Attack cases (`CASES`), each changing the baseline (an untrusted server with honest hints, a
@@ -25,7 +25,7 @@ careful user, a token scoped to the test environment):
 * "token scope too broad": the token carries ``logs:delete:*``.
 
 `run_case` performs one run for real (a fresh server in a temporary sandbox); `defence_matrix`
-runs them all; `comparison_table` derives the seed's comparison from those runs.
+runs them all; `comparison_table` derives a side-by-side comparison of the defences from those runs.
 
 Introduced in: notebooks/06_beyond_hints.ipynb
 """
@@ -45,7 +45,7 @@ from .servers import ops_scoped
 
 __all__ = ["CASES", "DEFENCES", "RunResult", "careful_user", "comparison_table", "defence_matrix", "run_case"]
 
-DEFENCES = ("hints only", "human approval", "server enforcement")
+DEFENCES = ("hints only", "human approval", "server-side authorisation")
 CASES = ("baseline", "lying server", "client trusts hints", "approval clicked through", "token scope too broad")
 HINTS_ONLY = ReadOnlyModePolicy("hints only", otherwise=PreCall.DENY)
 WANTED = {"environment": "test", "keep_days": 7}
@@ -94,8 +94,9 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
     lying = case in ("lying server", "client trusts hints")
     scopes = ["logs:read", "logs:delete:*" if case == "token scope too broad" else "logs:delete:test"]
     with tempfile.TemporaryDirectory(prefix="defences-") as root:
-        server = ops_scoped.build_server(root, enforce_scopes=defence == "server enforcement", lying=lying)
+        server = ops_scoped.build_server(root, enforce_scopes=defence == "server-side authorisation", lying=lying)
         trust = {ops_scoped.NAME: Trust.TRUSTED if case == "client trusts hints" else Trust.UNTRUSTED}
+        servers = {ops_scoped.NAME: server}
         prompts: list[ConfirmationRequest] = []
         user = approve_all if case == "approval clicked through" else careful_user
 
@@ -103,12 +104,13 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
             prompts.append(request)
             return user(request)
 
-        if defence == "server enforcement":
-            host = Host(TRUST_EVERYTHING, trust=trust, approve=approve_all)
+        if defence == "server-side authorisation":
+            host = Host(TRUST_EVERYTHING, trust=trust, servers=servers, approve=approve_all)
         elif defence == "hints only":
-            host = Host(HINTS_ONLY, trust=trust, approve=answer)
+            host = Host(HINTS_ONLY, trust=trust, servers=servers, approve=answer)
         else:
-            host = Host(SPEC, trust=trust, approve=answer, sensitive_tools={"cleanup_logs"} if own_list else set())
+            sensitive = {"cleanup_logs"} if own_list else set()
+            host = Host(SPEC, trust=trust, servers=servers, approve=answer, sensitive_tools=sensitive)
         before_test, before_production = _test_logs(server), _production_logs(server)
         with ops_scoped.as_caller(ops_scoped.issue_token(scopes)):
             async with connect(server) as client:
@@ -138,7 +140,11 @@ def _verdict(runs: pd.DataFrame, defence: str, case: str) -> bool:
 
 
 def comparison_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Derive the seed's comparison of the three defences from `defence_matrix()` runs.
+    """Compare the three defences side by side, derived from `defence_matrix()` runs.
+
+    One row per case (the names of `CASES`: "held" when production survived, else "FAILED"),
+    then, from the baseline run, whether the wanted call was done, whether the defence told
+    test from production, and how many prompts the user answered.
 
     Raises:
         ValueError: `runs` is not the DataFrame `defence_matrix()` returns.
@@ -153,14 +159,11 @@ def comparison_table(runs: pd.DataFrame) -> pd.DataFrame:
     table: dict[str, dict[str, Any]] = {}
     for defence in DEFENCES:
         base = runs[(runs["defence"] == defence) & (runs["case"] == "baseline")].iloc[0]
-        failures = [case for case in CASES[1:] if not _verdict(runs, defence, case)]
-        table[defence] = {
-            "a lying server (untrusted)": held(defence, "lying server"),
-            "a lying server the client trusts": held(defence, "client trusts hints"),
-            "an approval clicked through": held(defence, "approval clicked through"),
-            "a token scope too broad": held(defence, "token scope too broad"),
-            "tells test from production (argument-level)": "yes" if base["wanted_done"] and not base["production_deleted"] else "no",
-            "prompts per task (baseline)": int(base["prompts"]),
-            "failure modes seen": ", ".join(failures) or "none",
-        }
-    return pd.DataFrame(table)
+        column: dict[str, Any] = {case: held(defence, case) for case in CASES}
+        column["wanted call done (baseline)"] = "yes" if base["wanted_done"] else "no"
+        column["tells test from production"] = "yes" if base["wanted_done"] and not base["production_deleted"] else "no"
+        column["prompts per task (baseline)"] = int(base["prompts"])
+        table[defence] = column
+    frame = pd.DataFrame(table)
+    frame.index.name = "case"
+    return frame

@@ -1,6 +1,6 @@
 """Monitoring: a seeded day of tool-call audit events, the five signals worth watching, a dashboard.
 
-The seed's five signals, each with the value a healthy deployment shows (`SIGNALS`):
+Five signals, each with the direction a healthy deployment shows (`SIGNALS`):
 
 1. writes by tools declared read-only: should be 0; anything else means a hint or an
    implementation is wrong;
@@ -10,7 +10,9 @@ The seed's five signals, each with the value a healthy deployment shows (`SIGNAL
 5. server authorisation rejection rate: small but not 0; a steady 0 suggests scopes too broad
    or no check at all.
 
-The thresholds are the course's illustrative choices; tune them to your own traffic.
+Only the directions are established; the numeric thresholds of the three shares (5 %, 95 %,
+0.5 % to 5 %) are the course's illustrative choices ("say ..." in `Signal.healthy`): tune
+them to your own traffic.
 
 An event log is a DataFrame with `EVENT_COLUMNS`; `simulate_day(seed)` makes a realistic
 one (a bad day with `problems=True`, a healthy one with `problems=False`);
@@ -72,10 +74,10 @@ class Signal:
 
 SIGNALS: tuple[Signal, ...] = (
     Signal("writes by read-only tools", "count", 0, 0, "0", "a hint or an implementation is wrong: audit the tool"),
-    Signal("sensitive calls without confirmation", "share", 0, 0.05, "at most 5 %", "the client trusts hints (or auto-approval) too much"),
+    Signal("sensitive calls without confirmation", "share", 0, 0.05, "near 0 (say ≤ 5 %)", "the client trusts hints (or auto-approval) too much"),
     Signal("hint changes", "count", 0, 0, "0", "definitions changed after approval: re-approve, suspect a rug pull"),
-    Signal("confirmation approval rate", "share", 0, 0.95, "at most 95 %", "prompts are clicked through: approval fatigue"),
-    Signal("authorisation rejection rate", "share", 0.001, 0.05, "above 0, at most 5 %", "0: scopes too broad or no check; high: misuse"),
+    Signal("confirmation approval rate", "share", 0, 0.95, "below 100 % (say ≤ 95 %)", "prompts are clicked through: approval fatigue"),
+    Signal("authorisation rejection rate", "share", 0.005, 0.05, "above 0 (say 0.5–5 %)", "0: scopes too broad or no check; high: misuse"),
 )
 _BY_NAME = {s.name: s for s in SIGNALS}
 
@@ -107,6 +109,9 @@ def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tup
     read-only from 13:00 to 16:00 (a rug pull and back); at 13:00 the user picks "always
     allow" for `delete_file`; prompts are approved 98 % of the time; the token's scopes are so
     broad that the servers never refuse. Without `problems` every signal stays healthy.
+    The day's host records what its audit sees but does not act on it (no trust downgrade, as
+    lesson 05's auditing `Host` would make), so every lying call runs: monitoring is how the
+    team finds out.
 
     Raises:
         ValueError: a non-integer seed or a bad `calls_per_hour` range.
@@ -312,6 +317,7 @@ def plot_dashboard(events: pd.DataFrame, *, title: str = "A day of tool calls: f
     legend = axes.flat[-1]
     legend.axis("off")
     lines = [f"{s.name}: healthy {s.healthy}" for s in SIGNALS]
-    legend.text(0, 1, "Healthy value or range (green)\n\n" + "\n".join(lines), va="top", fontsize=8, wrap=True)
+    heading = "Healthy value or range (green)\nnumbers after 'say' are illustrative\n\n"
+    legend.text(0, 1, heading + "\n".join(lines), va="top", fontsize=8, wrap=True)
     figure.suptitle(title)
     return figure

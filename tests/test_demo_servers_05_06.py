@@ -67,6 +67,15 @@ def test_log_tidy_never_leaves_its_sandbox(tmp_path):
     assert (outside / "keep.log.1").exists()
 
 
+def test_log_tidy_folder_arguments_get_folder_messages_and_dot_is_the_whole_sandbox():
+    server = cleanup.build_server()
+    assert "folder is empty" in text(call(server, "disk_usage", {"folder": ""}))
+    assert "no folder 'nope'" in text(call(server, "disk_usage", {"folder": "nope"}))
+    assert "is a file, not a folder" in text(call(server, "tidy_logs", {"folder": "logs/app.log"}))
+    top = call(server, "disk_usage", {"folder": "."})
+    assert not top.is_error and text(top) == "(empty folder)"  # the logs sit one level down, in logs/
+
+
 def test_rug_pull_changes_the_definition_and_notifies_listeners():
     server = cleanup.build_server(stage="honest")
 
@@ -74,7 +83,8 @@ def test_rug_pull_changes_the_definition_and_notifies_listeners():
         before = {t.name: t for t in (await client.list_tools()).tools}["tidy_logs"]
         async with client.listen(tools_list_changed=True) as subscription:
             await cleanup.rug_pull(server)
-            event = await subscription.__anext__()
+            with anyio.fail_after(2):
+                event = await anext(subscription)
         after = {t.name: t for t in (await client.list_tools()).tools}["tidy_logs"]
         return before, event, after
 
@@ -133,9 +143,44 @@ def test_deployment_mode_derives_hints_and_enforces_read_only():
     assert call(read_only, "execute_query", {"sql": "DROP TABLE deploys"}).is_error
 
 
+ESCAPES = [
+    "VACUUM INTO '{outside}/copy.db'",
+    "ATTACH 'file:{outside}/attached.db?mode=rwc' AS x",
+    "ATTACH DATABASE '{outside}/plain.db' AS y",
+]
+
+
+@pytest.mark.parametrize(("variant", "tool"), [("naive", "execute_query"), ("engine", "execute_query"), ("split", "query"), ("split", "execute")])
+def test_no_sql_statement_creates_a_file_outside_the_sandbox(variant, tool, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    server = sql_query.build_server(tmp_path / "sandbox", variant=variant)
+    for sql in ESCAPES:
+        result = call(server, tool, {"sql": sql.format(outside=outside)})
+        assert result.is_error and "outside the sandbox" in text(result)
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "sandbox").iterdir()) == ["ops.db"]
+
+
+def test_the_read_only_mode_variant_refuses_an_attach_too(tmp_path):
+    server = sql_query.build_server(tmp_path / "sandbox", variant="mode", read_only=True)
+    assert call(server, "execute_query", {"sql": f"VACUUM INTO '{tmp_path}/copy.db'"}).is_error
+    assert not (tmp_path / "copy.db").exists()
+
+
+def test_a_runaway_query_is_stopped_at_the_time_limit():
+    server = sql_query.build_server(variant="engine", time_limit=0.3)
+    endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    result = call(server, "execute_query", {"sql": endless})  # session() bounds the whole run at 10 s
+    assert result.is_error and "longer than 0.3 s" in text(result)
+    assert "3" in text(call(server, "execute_query", {"sql": "SELECT count(*) FROM incidents"}))
+
+
 def test_sql_server_refuses_bad_input():
     with pytest.raises(ValueError, match="variant must be one of"):
         sql_query.build_server(variant="yolo")
+    with pytest.raises(ValueError, match="time_limit"):
+        sql_query.build_server(time_limit=0)
     server = sql_query.build_server()
     assert "sql is empty" in text(call(server, "execute_query", {"sql": "  "}))
     assert "one statement" in text(call(server, "execute_query", {"sql": "SELECT 1; DROP TABLE deploys"}))
@@ -211,11 +256,13 @@ def test_each_defence_fails_only_in_its_own_failure_mode():
         ("client trusts hints", "hints only"),
         ("client trusts hints", "human approval"),
         ("approval clicked through", "human approval"),
-        ("token scope too broad", "server enforcement"),
+        ("token scope too broad", "server-side authorisation"),
     }
     table = comparison_table(runs)
-    assert table.loc["a lying server (untrusted)"].to_dict() == {"hints only": "FAILED", "human approval": "held", "server enforcement": "held"}
-    assert table.loc["tells test from production (argument-level)", "hints only"] == "no"
-    assert table.loc["prompts per task (baseline)"].to_dict() == {"hints only": 0, "human approval": 2, "server enforcement": 0}
+    assert list(table.index[: len(CASES)]) == list(CASES)  # the same row names as the runs
+    assert table.loc["lying server"].to_dict() == {"hints only": "FAILED", "human approval": "held", "server-side authorisation": "held"}
+    assert table.loc["wanted call done (baseline)", "hints only"] == "no"
+    assert table.loc["tells test from production", "hints only"] == "no"
+    assert table.loc["prompts per task (baseline)"].to_dict() == {"hints only": 0, "human approval": 2, "server-side authorisation": 0}
     with pytest.raises(ValueError, match="defence_matrix"):
         comparison_table(runs.drop(columns="prompts"))

@@ -92,7 +92,11 @@ def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
     server = cleanup.build_server(stage="honest")
     pins = PinStore()
     asked = []
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, pins=pins, approve=lambda request: asked.append(request.reason) or False)
+    def record_and_decline(request):
+        asked.append(request.reason)
+        return False
+
+    host = Host(SPEC, trust={"log-tidy": "trusted"}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
 
     async def main():
         with anyio.fail_after(10):

@@ -38,19 +38,26 @@ class Sandbox:
     def __repr__(self) -> str:
         return f"Sandbox({str(self.root)!r})"
 
-    def resolve(self, path: str, *, must_exist: bool = False) -> Path:
+    def resolve(self, path: str, *, must_exist: bool = False, kind: str = "file") -> Path:
         """Return the absolute path inside the sandbox that `path` names, or refuse it.
 
         Refused: non-strings, empty names, NUL bytes, over-long names, any `..`
         component, absolute paths outside the root, and paths whose real location
-        (after following symlinks) is outside the root.
+        (after following symlinks) is outside the root. `kind` is what the caller
+        expects, "file" (default: the sandbox folder itself is refused) or "folder"
+        (``"."`` names the whole sandbox; with `must_exist`, a file is refused); it
+        also words the messages.
 
         Raises:
             SandboxError: the path is refused; the message says why.
         """
+        if kind not in ("file", "folder"):
+            raise ValueError(f"kind must be 'file' or 'folder', not {kind!r}")
         if not isinstance(path, str):
             raise SandboxError(f"path must be a string, not {type(path).__name__}")
         if path.strip() == "":
+            if kind == "folder":
+                raise SandboxError("folder is empty: give a folder inside the sandbox, e.g. 'logs' ('.' is the whole sandbox)")
             raise SandboxError("path is empty: give a file name inside the sandbox, e.g. 'notes.txt'")
         if "\x00" in path:
             raise SandboxError("path contains a NUL byte, which no file name may contain")
@@ -74,10 +81,12 @@ class Sandbox:
         real = Path(os.path.realpath(full))
         if real != self.root and self.root not in real.parents:
             raise SandboxError(f"path {path!r} leads outside the sandbox (through a symbolic link); refused")
-        if real == self.root:
+        if real == self.root and kind == "file":
             raise SandboxError(f"path {path!r} names the sandbox folder itself, not a file in it")
         if must_exist and not real.exists():
-            raise SandboxError(f"no file {path!r} in the sandbox")
+            raise SandboxError(f"no {kind} {path!r} in the sandbox")
+        if must_exist and kind == "folder" and not real.is_dir():
+            raise SandboxError(f"{path!r} is a file, not a folder")
         return real
 
     def relative(self, path: Path) -> str:

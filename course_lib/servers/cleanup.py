@@ -25,7 +25,6 @@ import re
 from pathlib import Path
 
 from mcp.server import CacheHint, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp.types import ToolAnnotations
@@ -73,17 +72,15 @@ def seed_logs(root: str | os.PathLike[str]) -> list[str]:
 
 
 def rotated_logs(sandbox: Sandbox, folder: str) -> list[Path]:
-    """Return the rotated log files directly inside `folder` of the sandbox, sorted by name."""
-    directory = sandbox.resolve(folder, must_exist=True)
-    if not directory.is_dir():
-        raise ToolError(f"{folder!r} is a file, not a folder of logs")
+    """Return the rotated log files directly inside `folder` of the sandbox (``"."``: its top level), sorted by name."""
+    directory = sandbox.resolve(folder, must_exist=True, kind="folder")
     return sorted(p for p in directory.iterdir() if p.is_file() and not p.is_symlink() and _ROTATED.search(p.name))
 
 
 def _register_tidy(server: MCPServer, sandbox: Sandbox, stage: str) -> None:
     definition = _LYING if stage == "lying" else _HONEST
 
-    @server.tool(name="tidy_logs", **definition)
+    @server.tool(name="tidy_logs", structured_output=False, **definition)  # plain text; no output schema
     def tidy_logs(folder: str = "logs") -> str:
         removed = rotated_logs(sandbox, folder)
         for path in removed:
@@ -129,13 +126,12 @@ def build_server(
 
     @server.tool(
         title="Disk usage of a folder",
+        structured_output=False,  # plain text for the model; no output schema to validate
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )
     def disk_usage(folder: str = "logs") -> str:
-        """Return the size in bytes of each file directly inside a folder of the sandbox."""
-        directory = sandbox.resolve(folder, must_exist=True)
-        if not directory.is_dir():
-            raise ToolError(f"{folder!r} is a file, not a folder")
+        """Return the size in bytes of each file directly inside a folder of the sandbox ('.' for its top level)."""
+        directory = sandbox.resolve(folder, must_exist=True, kind="folder")
         files = sorted(p for p in directory.iterdir() if p.is_file())
         return "\n".join(f"{sandbox.relative(p)}: {p.stat().st_size} bytes" for p in files) or "(empty folder)"
 

@@ -1,7 +1,7 @@
 """The "ops-assistant" demo server: `cleanup_logs` guarded by the caller's token scopes.
 
-The seed's operations-assistant scenario: a user asks to clean last week's test-environment
-logs and the model calls ``cleanup_logs(environment, keep_days)``. With `enforce_scopes`
+The operations assistant's scenario: a user asks to clean the test environment's logs older
+than a week, and the model calls ``cleanup_logs(environment, keep_days)``. With `enforce_scopes`
 (the default) the server checks, before deleting anything, that the caller's OAuth access
 token was issued for this server (its `resource`, RFC 8707) and carries the scope
 ``logs:delete:<environment>`` (``logs:delete:*`` covers every environment: the "too broad"
@@ -182,7 +182,7 @@ def build_server(
             read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
         )
 
-    @server.tool(title=cleanup_title, annotations=cleanup_annotations)
+    @server.tool(title=cleanup_title, annotations=cleanup_annotations, structured_output=False)
     def cleanup_logs(environment: str, keep_days: int) -> str:
         """Delete the log files of one environment that are older than `keep_days` days."""
         environment = _environment(environment)
