@@ -82,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "check_behaviour": "audit",
     "decline_all": "audit",
     "side_effects": "audit",
+    "server_identity": "audit",
     "snapshot": "audit",
     "comparison_table": "defences",
     "defence_matrix": "defences",
@@ -128,7 +129,7 @@ if TYPE_CHECKING:  # static checkers and IDEs see ordinary imports
     from .policy import CLAUDE_CODE_DEFAULT, CLAUDE_CODE_PLAN, CURSOR_ASK, Decision, IgnoreHintsPolicy, POLICIES, Policy, PostCall, PreCall, ReadOnlyModePolicy, SPEC, SpecPolicy, TRUST_EVERYTHING, Trust, TrustEverythingPolicy, VSCODE, VSCodePolicy, all_combinations, combinations_table, decide, decision_matrix, decisions_table
     from .session import Basis, Leg, SessionGuard, SessionReport, analyse_session, plot_session
     from .agent import ScriptedAgent, open_session
-    from .audit import AuditEvent, AuditLog, ConfirmationRequest, Host, SideEffect, State, TrustBook, TrustChange, approve_all, check_behaviour, decline_all, side_effects, snapshot
+    from .audit import AuditEvent, AuditLog, ConfirmationRequest, Host, SideEffect, State, TrustBook, TrustChange, approve_all, check_behaviour, decline_all, server_identity, side_effects, snapshot
     from .defences import comparison_table, defence_matrix, run_case
     from .monitoring import SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
     from .pinning import PinCheck, PinStore, changed_fields, fingerprint

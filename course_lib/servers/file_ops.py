@@ -64,6 +64,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     )
 
     @server.tool(
+        structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Read a text file",
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )
@@ -80,6 +81,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
             raise ToolError(f"{path!r} is not UTF-8 text") from None
 
     @server.tool(
+        structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Append text to a file",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
@@ -98,6 +100,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         return f"appended {len(text)} characters to {sandbox.relative(target)}"
 
     @server.tool(
+        structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Set a value",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -112,6 +115,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         return f"{key} already is {value!r}: nothing changed"
 
     @server.tool(
+        structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Delete a file",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
