@@ -113,7 +113,7 @@ def test_inspector_appends_reads_and_deletes_a_file_inside_the_file_ops_sandbox(
 
     read = _call(inspector, "file-ops", root, cwd, "read_file", path="notes.txt")
     assert read["isError"] is False and _text(read) == "disk 91% on db-1"
-    assert read.get("structuredContent") == {"result": "disk 91% on db-1"}
+    assert "structuredContent" not in read, "file-ops tools return plain text (structured_output=False)"
 
     deleted = _call(inspector, "file-ops", root, cwd, "delete_file", path="notes.txt")
     assert deleted["isError"] is False and _text(deleted) == "deleted notes.txt"
