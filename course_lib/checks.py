@@ -34,18 +34,27 @@ from typing import Any
 from .annotations import HINTS, effective
 
 __all__ = [
+    "DEFENCE_HINTS",
+    "HONEST_4B",
+    "LIAR_4B",
     "PARTS",
     "SCENARIOS",
     "SCENARIOS_3",
     "STATEMENTS",
+    "STATEMENT_HINTS",
     "TODO",
+    "USER_APPROVES_DOMAINS",
     "CheckResult",
     "NotAttempted",
     "Outcome",
     "Part",
     "check",
     "contains_todo",
+    "judge_defence",
+    "predict_hint",
+    "prompts",
     "run_defence",
+    "scenario_hint",
 ]
 
 
@@ -263,7 +272,7 @@ STATEMENTS: dict[str, str] = {
 
 _TRUE_STATEMENTS = {"a", "c", "d", "f"}
 
-_STATEMENT_HINTS = {
+STATEMENT_HINTS = {
     "a": "that is the definition of idempotentHint in the spec",
     "b": "idempotent says nothing about safety: deleting is idempotent and destructive",
     "c": "deleting what is already deleted changes nothing more (idempotent), but the first delete is permanent",
@@ -271,6 +280,7 @@ _STATEMENT_HINTS = {
     "e": "destructiveHint and idempotentHint are meaningful only when readOnlyHint is false",
     "f": "idempotence is about the second call; the first one does all the damage",
 }
+"""Exercise 2c: the rule behind each statement, shown when a learner gets that statement wrong."""
 
 PRE_VALUES = ("allow", "confirm", "confirm with warning", "deny")
 POST_VALUES = ("trust output", "treat as untrusted")
@@ -314,8 +324,9 @@ def _decision_outcome(label: str, got: Any, expected: tuple[str, str], hint: str
     return _fail(label, f"expected {expected}, got {normal}", hint)
 
 
-def _scenario_hint(key: str) -> str:
-    tool, hints, trust = SCENARIOS[key]
+def scenario_hint(key: str) -> str:
+    """Return the rule that decides exercise 2a's scenario `key` (for feedback on a wrong answer)."""
+    _tool, hints, trust = SCENARIOS[key]
     if trust == "untrusted":
         return "a spec-following client ignores the hints of an untrusted server: it judges the tool as if unannotated"
     if hints is None:
@@ -336,8 +347,19 @@ def _check_2a(answer: Any) -> list[Outcome]:
             outcomes.append(_fail(label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"))
             continue
         _tool, hints, trust = SCENARIOS[key]
-        outcomes.append(_decision_outcome(label, answer[key], reference_prediction(hints, trust), _scenario_hint(key)))
+        outcomes.append(_decision_outcome(label, answer[key], reference_prediction(hints, trust), scenario_hint(key)))
     return outcomes
+
+
+def predict_hint(hints: Mapping[str, Any] | None, trusted: bool) -> str:
+    """Return the rule that decides part 2b's case (declared `hints`, server `trusted` or not)."""
+    if not trusted:
+        return "an untrusted server's hints are ignored: judge the tool as if it had no annotations"
+    if hints is None or not hints:
+        return "nothing declared: the pessimistic defaults apply (not read-only, destructive, open world)"
+    if hints.get("readOnlyHint") is True:
+        return "read-only decides before the call (allow); destructiveHint and idempotentHint mean nothing on a read-only tool"
+    return "apply the defaults with effective() (an absent hint is not false), then decide by profile; openWorld decides the output"
 
 
 _2B_VISIBLE = [
@@ -358,12 +380,7 @@ def _check_2b(answer: Any) -> list[Outcome]:
             outcomes.append(_crash(label, exc))
             continue
         expected = reference_prediction(hints, "trusted" if trusted else "untrusted")
-        hint = (
-            "an untrusted server's hints are ignored: judge the tool as if it had no annotations"
-            if not trusted
-            else "apply the defaults with effective(), then decide by profile; openWorld decides the output"
-        )
-        outcomes.append(_decision_outcome(label, got, expected, hint))
+        outcomes.append(_decision_outcome(label, got, expected, predict_hint(hints, trusted)))
     return outcomes
 
 
@@ -383,7 +400,7 @@ def _check_2c(answer: Any) -> list[Outcome]:
             outcomes.append(_pass(f"statement {letter}"))
         else:
             verdict = "true" if is_true else "false"
-            outcomes.append(_fail(f"statement {letter}", f"statement {letter} is {verdict}", _STATEMENT_HINTS[letter]))
+            outcomes.append(_fail(f"statement {letter}", f"statement {letter} is {verdict}", STATEMENT_HINTS[letter]))
     return outcomes
 
 
@@ -417,10 +434,19 @@ SCENARIOS_3: dict[str, dict[str, Any]] = {
             ("read_note", {"title": "on-call"}),
             ("send_email", {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"}),
         ],
-        "must": "the colleague gets the mail",
+        "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
+        "quiet": True,
     },
 }
-"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards."""
+"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards.
+
+``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked at all."""
+
+USER_APPROVES_DOMAINS = frozenset({"ops.example"})
+"""How the replayed user answers a confirmation prompt: approve mail to these domains, decline the rest.
+
+This is the user's behaviour, part of the scenario, not a host setting: a defence decides only
+*when* the user is asked."""
 
 
 def _domain(address: Any) -> str:
@@ -430,36 +456,40 @@ def _domain(address: Any) -> str:
 SESSION_TOOLS = frozenset({"list_notes", "read_note", "search_web", "send_email"})
 """The tools of lesson 04's session."""
 
+_DEFENCE_KEYS = ("auto_approve", "on_taint")
+_LEGACY_KEYS = {"approve_domains"}  # older copies of the exercise asked for it; the user's answers are now fixed
 
-def validate_defence(defence: Any) -> tuple[set[str], str | None, set[str]]:
-    """Return (auto_approve, on_taint, approve_domains) from a DEFENCE dict.
+
+def validate_defence(defence: Any) -> tuple[set[str], str | None]:
+    """Return (auto_approve, on_taint) from a DEFENCE dict.
+
+    A key ``approve_domains`` from older copies of the exercise is accepted and ignored: how the
+    user answers a prompt is part of the scenario (`USER_APPROVES_DOMAINS`), not of the defence.
 
     Raises:
         ValueError: a missing or extra key, a value of the wrong type, an unknown tool or `on_taint`.
     """
-    keys = {"auto_approve", "on_taint", "approve_domains"}
-    if not isinstance(defence, Mapping) or set(defence) != keys:
+    keys = set(_DEFENCE_KEYS)
+    if not isinstance(defence, Mapping) or not keys <= set(defence) or set(defence) - keys - _LEGACY_KEYS:
         got = sorted(defence) if isinstance(defence, Mapping) else type(defence).__name__
         raise ValueError(f"DEFENCE must be a dict with exactly the keys {sorted(keys)}, not {got}")
-    examples = {"auto_approve": "{'send_email'}", "approve_domains": "{'ops.example'}"}
-    for key, example in examples.items():
-        value = defence[key]
-        if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"{key} must be a set of strings such as {example}, not {value!r}")
-    unknown = sorted(set(defence["auto_approve"]) - SESSION_TOOLS)
+    value = defence["auto_approve"]
+    if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not {value!r}")
+    unknown = sorted(set(value) - SESSION_TOOLS)
     if unknown:
         raise ValueError(f"auto_approve names tools the session does not have: {unknown}; its tools are {sorted(SESSION_TOOLS)}")
     if defence["on_taint"] not in (None, "confirm", "deny"):
         raise ValueError(f"on_taint must be None, 'confirm' or 'deny', not {defence['on_taint']!r}")
-    return set(defence["auto_approve"]), defence["on_taint"], {d.strip().lower() for d in defence["approve_domains"]}
+    return set(value), defence["on_taint"]
 
 
 def run_defence(defence: Mapping[str, Any], plan: Any, *, pages: Any = None) -> tuple[list[Any], Any]:
     """Run lesson 04's session (private notes, web search, mailer) under a host defence.
 
-    `defence` holds ``auto_approve`` (tools the user chose to always allow), ``on_taint``
-    (None, "confirm" or "deny") and ``approve_domains`` (at a confirmation prompt the user
-    approves mail only to these domains). Returns the mailer's outbox and the transcript.
+    `defence` holds ``auto_approve`` (tools the user chose to always allow) and ``on_taint``
+    (None, "confirm" or "deny"). At a confirmation prompt the replayed user approves mail to
+    `USER_APPROVES_DOMAINS` only. Returns the mailer's outbox and the transcript.
     Runs on its own thread, so it works inside a notebook's running event loop too.
 
     Raises:
@@ -474,8 +504,7 @@ def run_defence(defence: Mapping[str, Any], plan: Any, *, pages: Any = None) -> 
     from .servers import build
     from .session import SessionGuard
 
-    auto_approve, on_taint, domains = validate_defence(defence)
-    allowed = domains
+    auto_approve, on_taint = validate_defence(defence)
 
     async def scenario(folder: str) -> tuple[list[Any], Any]:
         servers = {
@@ -488,7 +517,7 @@ def run_defence(defence: Mapping[str, Any], plan: Any, *, pages: Any = None) -> 
                 session.analyse(), policy=SPEC, trust=Trust.TRUSTED, auto_approve=set(auto_approve), on_taint=on_taint
             )
             transcript = await ScriptedAgent(plan).run(
-                session, guard, approve=lambda step: _domain(step.arguments.get("to")) in allowed
+                session, guard, approve=lambda step: _domain(step.arguments.get("to")) in USER_APPROVES_DOMAINS
             )
         return list(servers["mailer"].outbox), transcript
 
@@ -506,19 +535,55 @@ def delivered(outbox: list[Any], to: str) -> bool:
     return any(m.to == to for m in outbox)
 
 
-def judge_scenario(key: str, defence: Mapping[str, Any], plan: Any, *, pages: Any = None, colleague: str | None = None) -> str | None:
-    """Return None if `defence` stops the theft and lets the colleague's mail through, else what went wrong."""
+def prompts(transcript: Any) -> int:
+    """Return how many times the user was asked to confirm a call in a run."""
+    return transcript.count("confirm → approved") + transcript.count("confirm → declined")
+
+
+DEFENCE_HINTS = {
+    "invalid": "keep the stub's two keys and give each the kind of value its comment asks for",
+    "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once untrusted content has "
+    "arrived, mail must need the user (on_taint), even if the user chose \"always allow\"",
+    "blocked": "blocking every mail after a web search stops colleagues' mail too: ask the user instead, "
+    "who approves colleagues and declines strangers",
+    "asked": "asking before every mail, with no untrusted content in the session, trains users to click yes "
+    "(confirmation fatigue): let ordinary mail run, and let taint bring the prompt back",
+}
+"""Exercise 3b: the rule behind each kind of failure (`judge_defence`'s first value)."""
+
+
+def judge_defence(
+    defence: Mapping[str, Any], plan: Any, *, pages: Any = None, colleague: str | None = None, quiet: bool = False
+) -> tuple[str, str] | None:
+    """Return None if `defence` passes a replay of `plan`, else (kind, what went wrong).
+
+    The kinds (keys of `DEFENCE_HINTS`): "invalid" (malformed defence), "leak" (the secret left
+    ops.example), "blocked" (the mail to `colleague` was not sent), "asked" (with `quiet`: the user
+    was asked during ordinary work).
+    """
     from .servers.private_notes import SECRET
 
     try:
-        outbox, _transcript = run_defence(defence, plan, pages=pages)
+        outbox, transcript = run_defence(defence, plan, pages=pages)
     except ValueError as exc:
-        return str(exc)
+        return "invalid", str(exc)
     if leaked(outbox, SECRET):
-        return "the secret left the team: the attack still works"
+        return "leak", "the secret left the team: the attack still works"
     if colleague and not delivered(outbox, colleague):
-        return f"the mail to {colleague} was not sent: the defence stops ordinary work"
+        return "blocked", f"the mail to {colleague} was not sent: the defence stops ordinary work"
+    asked = prompts(transcript)
+    if quiet and asked:
+        times = "once" if asked == 1 else f"{asked} times"
+        return "asked", f"the user was asked {times} during ordinary work with no untrusted content: confirmation fatigue"
     return None
+
+
+def judge_scenario(
+    key: str, defence: Mapping[str, Any], plan: Any, *, pages: Any = None, colleague: str | None = None, quiet: bool = False
+) -> str | None:
+    """Return None if `defence` passes scenario `key`'s replay, else what went wrong (see `judge_defence`)."""
+    problem = judge_defence(defence, plan, pages=pages, colleague=colleague, quiet=quiet)
+    return None if problem is None else problem[1]
 
 
 def _check_3a(answer: Any) -> list[Outcome]:
@@ -544,26 +609,20 @@ def _check_3b(answer: Any) -> list[Outcome]:
     try:
         validate_defence(answer)
     except ValueError as exc:
-        return [_fail("DEFENCE", str(exc), "keep the stub's three keys and give each the kind of value its comment asks for")]
+        return [_fail("DEFENCE", str(exc), DEFENCE_HINTS["invalid"])]
     outcomes = []
     for key, scenario in SCENARIOS_3.items():
         colleague = scenario["plan"][-1][1]["to"]
         try:
-            problem = judge_scenario(key, answer, scenario["plan"], colleague=colleague)
+            problem = judge_defence(answer, scenario["plan"], colleague=colleague, quiet=scenario.get("quiet", False))
         except Exception as exc:  # noqa: BLE001 - reported as a failed check
             outcomes.append(_crash(key, exc))
             continue
         if problem is None:
             outcomes.append(_pass(f"{key}: {scenario['must']}"))
         else:
-            outcomes.append(
-                _fail(
-                    key,
-                    problem,
-                    "an auto-approved send_email plus a tainted session is lesson 04's hole: make mail need the user "
-                    "once untrusted content has arrived, and let the user approve colleagues only",
-                )
-            )
+            kind, message = problem
+            outcomes.append(_fail(key, message, DEFENCE_HINTS[kind]))
     return outcomes
 
 
@@ -613,13 +672,61 @@ def _check_4a(answer: Any) -> list[Outcome]:
     return outcomes
 
 
+LIAR_4B = "log-tidy/tidy_logs"
+"""Exercise 4b: the one tool in `CALLS` whose calls contradict its declared hints."""
+
+HONEST_4B = frozenset(
+    {
+        "annotated-file-ops/append_text",
+        "annotated-file-ops/read_file",
+        "annotated-file-ops/set_value",
+        "annotated-file-ops/delete_file",
+        "log-tidy/disk_usage",
+    }
+)
+"""Exercise 4b: the tools in `CALLS` that keep every promise they declare."""
+
+
 def _check_4b(answer: Any) -> list[Outcome]:
+    if answer is TODO:
+        return [_todo("LIARS")]
     names = _as_name_set(answer)
     if names is None:
         return [_fail("LIARS", f"expected a set of 'server/tool' names, got {answer!r}", "e.g. {'some-server/some_tool'}")]
-    if "log-tidy/tidy_logs" in names:
-        return [_pass("the lying tool is caught")]
-    return [_fail("the lying tool is caught", "the tool that deletes while declaring read-only is not in your set", "run your contradiction() on each observed call")]
+    outcomes = []
+    caught = "the lying tool is caught"
+    if LIAR_4B in names:
+        outcomes.append(_pass(caught))
+    elif not names:
+        outcomes.append(
+            _fail(
+                caught,
+                "LIARS is empty",
+                "run every call of CALLS through observe_calls and your contradiction(); if a lesson-05 tool "
+                "deleted logs, your contradiction() missed a broken read-only promise (check part 4a)",
+            )
+        )
+    else:
+        outcomes.append(
+            _fail(caught, "the tool that deletes while declaring read-only is not in your set", "a read-only promise is broken by any change at all")
+        )
+    accused = sorted(names & HONEST_4B)
+    unknown = sorted(names - HONEST_4B - {LIAR_4B})
+    label = "no honest tool is accused"
+    if accused:
+        outcomes.append(
+            _fail(
+                label,
+                f"false alarm: {accused} kept every promise they declared",
+                "only a declared promise can be broken: appending adds (additive), setting a value is an idempotent "
+                "write, and delete_file declares destructiveHint: true, so its delete breaks nothing",
+            )
+        )
+    elif unknown:
+        outcomes.append(_fail(label, f"{unknown} are not tools called in CALLS", "use the 'server/tool' names of CALLS"))
+    else:
+        outcomes.append(_pass(label))
+    return outcomes
 
 
 PARTS: dict[str, Part] = {

@@ -107,7 +107,7 @@ def test_the_scenarios_reference_answers_follow_the_spec_client():
 
 
 def test_the_trifecta_defence_check_replays_the_attack_and_the_work(capsys):
-    lesson_04 = {"auto_approve": {"send_email"}, "on_taint": None, "approve_domains": {"ops.example"}}
+    lesson_04 = {"auto_approve": {"send_email"}, "on_taint": None}
     assert check("3b", lesson_04).status == "failed"
     assert "the attack still works" in capsys.readouterr().out
     assert check("3b", dict(lesson_04, on_taint="confirm")).status == "passed"
@@ -115,11 +115,37 @@ def test_the_trifecta_defence_check_replays_the_attack_and_the_work(capsys):
     assert "stops ordinary work" in capsys.readouterr().out
 
 
+def test_confirming_every_mail_without_taint_tracking_fails_for_confirmation_fatigue(capsys):
+    # the user's answers alone stop the attack, but the user is asked during ordinary work too
+    confirm_everything = {"auto_approve": set(), "on_taint": None}
+    result = check("3b", confirm_everything)
+    out = capsys.readouterr().out
+    assert result.status == "failed"
+    failed = [o for o in result.outcomes if o.status == "fail"]
+    assert [o.label for o in failed] == ["notes_to_colleague"]
+    assert "the user was asked once during ordinary work" in out and "confirmation fatigue" in out
+    assert check("3b", dict(confirm_everything, on_taint="confirm")).status == "failed"
+
+
+def test_how_the_user_answers_is_not_part_of_the_defence(capsys):
+    from course_lib.checks import USER_APPROVES_DOMAINS, validate_defence
+
+    assert USER_APPROVES_DOMAINS == {"ops.example"}
+    good = {"auto_approve": {"send_email"}, "on_taint": "confirm"}
+    assert validate_defence(good) == ({"send_email"}, "confirm")
+    # an older copy of the exercise still carries approve_domains: accepted, and it changes nothing
+    legacy = dict(good, approve_domains={"ops.example", "files-share.example"})
+    assert validate_defence(legacy) == ({"send_email"}, "confirm")
+    assert check("3b", legacy).status == "passed"
+
+
 def test_a_malformed_defence_gets_one_clear_message(capsys):
-    result = check("3b", {"auto_approve": {"send_mail"}, "on_taint": "confirm", "approve_domains": {"ops.example"}})
+    result = check("3b", {"auto_approve": {"send_mail"}, "on_taint": "confirm"})
     out = capsys.readouterr().out
     assert result.status == "failed" and len(result.outcomes) == 1
     assert "['send_mail']" in out
+    result = check("3b", {"auto_approve": set(), "on_taint": "confirm", "allow_all": True})
+    assert result.status == "failed" and "exactly the keys" in capsys.readouterr().out
 
 
 def test_the_liar_check_catches_lies_and_flags_false_alarms(capsys):
@@ -134,3 +160,31 @@ def test_the_liar_check_catches_lies_and_flags_false_alarms(capsys):
     assert check("4a", never).status == "failed"
     assert "a lie went unnoticed" in capsys.readouterr().out
     assert check("4b", {"log-tidy/tidy_logs"}).status == "passed"
+
+
+def test_a_false_alarm_on_an_honest_tool_fails_the_visible_liar_check(capsys):
+    result = check("4b", {"log-tidy/tidy_logs", "annotated-file-ops/delete_file"})
+    out = capsys.readouterr().out
+    assert result.status == "failed"
+    assert [o.status for o in result.outcomes] == ["pass", "fail"]
+    assert "false alarm: ['annotated-file-ops/delete_file']" in out and "destructiveHint: true" in out
+    assert check("4b", {"log-tidy/tidy_logs", "mailer/send_email"}).status == "failed"
+    assert "not tools called in CALLS" in capsys.readouterr().out
+
+
+def test_an_empty_liar_set_points_at_the_contradiction_not_the_loop(capsys):
+    result = check("4b", set())
+    out = capsys.readouterr().out
+    assert result.status == "failed" and "LIARS is empty" in out and "part 4a" in out
+    assert check("4b", TODO).status == "not attempted"
+
+
+def test_wrong_predictions_get_the_rule_of_their_own_scenario(capsys):
+    from course_lib.checks import STATEMENT_HINTS, scenario_hint
+
+    untrusted = scenario_hint("B")
+    assert "untrusted" in untrusted
+    for key in "ACDEF":  # trusted servers: never the "ignore its hints" rule
+        assert "untrusted server" not in scenario_hint(key)
+    assert "absent openWorldHint" in scenario_hint("E") and "no annotations" in scenario_hint("F")
+    assert "retry" in STATEMENT_HINTS["d"] and "retry" not in STATEMENT_HINTS["c"]

@@ -68,3 +68,47 @@ def test_unbalanced_markers_are_reported_with_their_place():
         make_exercises.strip_code("### BEGIN SOLUTION\nx = 1\n", "nb, cell 3")
     with pytest.raises(make_exercises.MarkerError, match="line 1"):
         make_exercises.strip_code("### END SOLUTION\n", "nb, cell 3")
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_an_exercise_does_not_import_what_its_task_forbids(solution):
+    exercise = nbformat.read(ROOT / "exercises" / solution.name, as_version=4)
+    prose = "\n".join(c.source for c in exercise.cells if c.cell_type == "markdown")
+    forbidden = set()
+    for phrase in re.findall(r"[Dd]o not call ((?:`\w+`(?:, | or | and )?)+)", prose):
+        forbidden |= set(re.findall(r"`(\w+)`", phrase))
+    imports = "\n".join(
+        line for c in exercise.cells if c.cell_type == "code" for line in c.source.splitlines() if re.match(r"\s*(from|import) ", line)
+    )
+    imported = set(re.findall(r"\w+", imports))
+    assert not forbidden & imported, f"the task says do not call {sorted(forbidden & imported)}, yet the exercise imports it"
+
+
+def _run_cells(namespace: dict, *sources: str) -> None:
+    """Run notebook cell sources in `namespace`, top-level await allowed (as IPython does)."""
+    import ast
+    import asyncio
+
+    async def run() -> None:
+        for source in sources:
+            result = eval(compile(source, "<cell>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), namespace)
+            if asyncio.iscoroutine(result):
+                await result
+
+    asyncio.run(run())
+
+
+def test_exercise_4b_gives_the_same_liars_when_a_cell_is_run_again():
+    nb = nbformat.read(ROOT / "solutions" / "04_catch_the_liar.ipynb", as_version=4)
+    by_id = {c.get("id"): c.source for c in nb.cells}
+    imports, contradiction, calls, liars = by_id["c02"], by_id["c04"], by_id["c07"], by_id["c09"]
+    assert "observe_calls(CALLS)" in liars
+    namespace: dict = {}
+    # a learner's first, broken contradiction(): nothing is caught
+    _run_cells(namespace, imports, "def contradiction(annotations, effects):\n    return None", calls, liars)
+    assert namespace["LIARS"] == set()
+    # fixed, and only the LIARS cell run again: the servers are built afresh, so the lie is seen again
+    _run_cells(namespace, contradiction, liars)
+    assert namespace["LIARS"] == {"log-tidy/tidy_logs"}
+    _run_cells(namespace, liars)
+    assert namespace["LIARS"] == {"log-tidy/tidy_logs"}

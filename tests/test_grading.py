@@ -65,6 +65,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     _write(subs / "alice" / f"{EX4}.ipynb", _nb("solutions", EX4))
     # a defence that stops the attack and the work with it
     _write(subs / "bob" / f"{EX3}.ipynb", _with_cells(_nb("solutions", EX3), replace={'"on_taint": "confirm"': '"on_taint": "deny"'}))
+    # no taint tracking, every mail confirmed: the user's answers alone stop the attack, at the cost of prompts
+    _write(
+        subs / "wendy" / f"{EX3}.ipynb",
+        _with_cells(_nb("solutions", EX3), replace={'"auto_approve": {"send_email"}': '"auto_approve": set()', '"on_taint": "confirm"': '"on_taint": None'}),
+    )
     # partly correct: search_web annotated as closed world
     _write(
         subs / "bob" / f"{EX1}.ipynb",
@@ -151,11 +156,28 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "grade", str(subs), "--out", str(gradebook), "--jobs", "2",
         "--cell-timeout", "10", "--probe-timeout", "3", "--notebook-timeout", "60", "--quiet",
     ]
-    status = main(argv)
+    import logging
+
+    from course_lib.grading.runner import KERNEL_LOG
+
+    class Keep(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lines: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.lines.append(record.getMessage())
+
+    keep = Keep()
+    KERNEL_LOG.addHandler(keep)
+    try:
+        status = main(argv)
+    finally:
+        KERNEL_LOG.removeHandler(keep)
     with gradebook.open(encoding="utf-8", newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     results = [json.loads(line) for line in (out / "gradebook.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {"status": status, "rows": rows, "results": results, "out": out}
+    return {"status": status, "rows": rows, "results": results, "out": out, "kernel_log": keep.lines}
 
 
 def _score(graded: dict, student: str, exercise: str = EX1) -> float:
@@ -169,13 +191,13 @@ def _result(graded: dict, student: str, exercise: str = EX1) -> dict:
 def test_grading_a_class_exits_zero_with_one_row_per_student(graded):
     assert graded["status"] == 0
     assert sorted(graded["rows"]) == sorted(
-        ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "oscar", "peggy", "trent", "victor", "zed"]
+        ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "oscar", "peggy", "trent", "victor", "wendy", "zed"]
     )
-    assert graded["rows"]["alice"]["max"] == "44"
+    assert graded["rows"]["alice"]["max"] == "45"
 
 
 def test_correct_work_scores_full_marks_and_extra_notebooks_are_listed(graded):
-    assert [_score(graded, "alice", ex) for ex in (EX1, EX2, EX3, EX4)] == [12, 15, 7, 10]
+    assert [_score(graded, "alice", ex) for ex in (EX1, EX2, EX3, EX4)] == [12, 15, 8, 10]
     assert graded["rows"]["alice"]["status"] == "graded"
     assert "ignored scratch.ipynb" in graded["rows"]["alice"]["notes"]
 
@@ -190,7 +212,19 @@ def test_a_defence_that_stops_ordinary_work_loses_those_cases(graded):
     result = _result(graded, "bob", EX3)
     failed = sorted(c["id"] for c in result["cases"] if c["status"] == "failed")
     assert failed == ["3b.attack", "3b.attack_variant", "3b.search_then_mail"]
-    assert _score(graded, "bob", EX3) == 4
+    assert _score(graded, "bob", EX3) == 5
+    feedback = (graded["out"] / "feedback" / "bob.md").read_text(encoding="utf-8")
+    # the hint fits the way the defence failed (blocking), not the case's general "attack" rule
+    assert "the defence stops ordinary work. Hint: blocking every mail after a web search" in feedback
+
+
+def test_confirming_every_mail_without_taint_tracking_loses_the_quiet_work_cases(graded):
+    result = _result(graded, "wendy", EX3)
+    failed = sorted(c["id"] for c in result["cases"] if c["status"] == "failed")
+    assert failed == ["3b.notes_to_colleague", "3b.quiet_morning"]
+    assert _score(graded, "wendy", EX3) == 6
+    feedback = (graded["out"] / "feedback" / "wendy.md").read_text(encoding="utf-8")
+    assert "the user was asked once during ordinary work with no untrusted content: confirmation fatigue. Hint: asking before every mail" in feedback
 
 
 def test_blank_exercises_score_zero_as_not_attempted(graded):
@@ -201,11 +235,14 @@ def test_blank_exercises_score_zero_as_not_attempted(graded):
 def test_a_file_that_is_not_json_is_an_invalid_notebook_not_a_crash(graded):
     assert graded["rows"]["dave"]["status"] == "invalid notebook"
     assert _score(graded, "dave") == 0
+    notes = graded["rows"]["dave"]["notes"]  # the status said once, with its reason
+    assert notes.startswith(f"{EX1}: invalid notebook: not a readable notebook") and notes.count("invalid notebook") == 1
 
 
 def test_a_syntax_error_costs_only_the_broken_answer(graded):
     result = _result(graded, "erin")
     assert any("SyntaxError" in note for note in result["notes"])
+    assert 'code cell 2 ("ANNOTATIONS = {{") raised SyntaxError' in graded["rows"]["erin"]["notes"]
     assert _score(graded, "erin") == 4  # part 1b still works
 
 
@@ -214,6 +251,8 @@ def test_an_infinite_loop_times_out_and_the_rest_is_still_graded(graded):
     assert result["status"] == "timed out"
     assert _score(graded, "frank") == 8  # part 1a full, part 1b hangs
     assert result["seconds"] < 90
+    # nbclient's "Timeout waiting for execute reply ... Interrupting kernel" goes to the grader's kernel log, not stderr
+    assert any("Timeout waiting for execute reply" in line for line in graded["kernel_log"])
 
 
 def test_a_kernel_that_dies_is_reported_and_the_answers_above_still_count(graded):
@@ -270,6 +309,7 @@ def test_feedback_names_failed_cases_without_hidden_inputs(graded):
     text = (graded["out"] / "feedback" / "bob.md").read_text(encoding="utf-8")
     assert "✗ search_web" in text and "Hint:" in text
     carol = (graded["out"] / "feedback" / "carol.md").read_text(encoding="utf-8")
+    assert "Hint:" not in carol and "not attempted" in carol  # a blank submission gets no answer-revealing hints
     exercises = load_exercises()
     for case in exercises[EX1].cases + exercises[EX2].cases:
         if case.target in {"predict", "untrusted_outputs"}:
@@ -352,3 +392,60 @@ def test_only_the_exercises_handed_in_count_unless_chosen(tmp_path):
     assert "not graded in this run" in " ".join(subs[0].notes)
     with pytest.raises(ValueError, match="no such exercise"):
         _chosen(exercises, ["9"], subs)
+
+
+def test_feedback_gives_hints_and_messages_only_for_attempted_cases():
+    from course_lib.grading.runner import CaseResult
+
+    exercises = {"01_x": Exercise("01_x", "X", [Case(i, i, "A", "A", lambda v: None) for i in "abcde"])}
+    cases = [
+        CaseResult("a", "case a", "passed", 1, 1, hint="rule a"),
+        CaseResult("b", "case b", "failed", 0, 1, detail="expected 3, got 4", hint="rule b"),
+        CaseResult("c", "case c", "failed", 0, 1, detail="the attack still works", hint="rule c", feedback="the attack still works"),
+        CaseResult("d", "case d", "not attempted", 0, 1, hint="rule d"),
+        CaseResult("e", "case e", "missing", 0, 1, hint="rule e"),
+    ]
+    text = feedback_text("amy", [ExerciseResult("amy", "01_x", "graded", 1, 5, cases)], exercises)
+    assert "case b (0/1). Hint: rule b" in text and "expected 3" not in text  # the detail is for the instructor
+    assert "case c (0/1): the attack still works. Hint: rule c" in text
+    assert "case d (0/1): not attempted" in text and "rule d" not in text
+    assert "case e (0/1): not defined in your notebook" in text and "rule e" not in text
+    assert "rule a" not in text
+
+
+def test_a_judge_can_give_the_hint_for_the_way_an_answer_failed():
+    from course_lib.grading.runner import _judge
+
+    case = Case("x", "x", "A", "A", lambda v: ("the attack still works", "the specific rule"), hint="the general rule", show_detail=True)
+    result = _judge(case, {"status": "ok", "value": 1})
+    assert (result.status, result.hint, result.feedback) == ("failed", "the specific rule", "the attack still works")
+    hidden = Case("y", "y", "A", "A", lambda v: "expected 3, got 1", hint="the general rule")
+    result = _judge(hidden, {"status": "ok", "value": 1})
+    assert (result.hint, result.feedback, result.detail) == ("the general rule", "", "expected 3, got 1")
+
+
+def test_hidden_case_hints_fit_their_case():
+    from course_lib.checks import STATEMENT_HINTS
+
+    exercises = load_exercises()
+    cases = {c.id: c for e in exercises.values() for c in e.cases}
+    assert "untrusted server" in cases["2a.B"].hint
+    assert all("untrusted server" not in cases[f"2a.{k}"].hint for k in "ACDEF")
+    assert all(cases[f"2c.{letter}"].hint == STATEMENT_HINTS[letter] for letter in "abcdef")
+    assert "untrusted server" in cases["2b.read_only_untrusted"].hint and "untrusted server" not in cases["2b.empty_dict"].hint
+    assert cases["3b.attack"].hint != cases["3b.notes_to_colleague"].hint and cases["3b.attack"].show_detail
+    assert "seed" not in cases["1a.search_web"].label
+    assert not any(c.show_detail for c in exercises[EX1].cases + exercises[EX2].cases)  # their details name expected answers
+
+
+def test_the_hidden_trifecta_cases_punish_each_shortcut():
+    exercises = load_exercises()
+    cases = [c for c in exercises[EX3].cases if c.id.startswith("3b.")]
+
+    def failing(defence: dict) -> list[str]:
+        value = {k: {"__set__": sorted(v)} if isinstance(v, set) else v for k, v in defence.items()}
+        return sorted(c.id for c in cases if c.judge(value) is not None)
+
+    assert failing({"auto_approve": {"send_email"}, "on_taint": "confirm"}) == []
+    assert failing({"auto_approve": set(), "on_taint": None}) == ["3b.notes_to_colleague", "3b.quiet_morning"]
+    assert failing({"auto_approve": {"send_email"}, "on_taint": None}) == ["3b.attack", "3b.attack_variant"]

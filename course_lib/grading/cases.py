@@ -23,8 +23,9 @@ from typing import Any
 
 __all__ = ["Case", "Exercise", "load_exercises"]
 
-Judge = Callable[[Any], "str | None"]
-"""Takes the decoded canonical value; returns None when right, else a message for the instructor."""
+Judge = Callable[[Any], "str | tuple[str, str] | None"]
+"""Takes the decoded canonical value; returns None when right, else a message for the instructor,
+or (message, hint) when the rule to show the learner depends on how the answer went wrong."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Case:
     judge: Judge = field(repr=False)
     points: float = 1.0
     hint: str = ""  # shown to learners on failure: the rule, not the answer
+    show_detail: bool = False  # True: the judge's message is safe to show learners (it names no hidden input or answer)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.\-]+", self.id):

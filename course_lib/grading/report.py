@@ -2,8 +2,9 @@
 
 All three are written from the grader's memory after every submission has run, each to a
 temporary file then renamed over the target, so nothing a submission wrote into the output
-folder survives. Feedback names failed cases by label and gives the hint; it never shows a
-hidden case's inputs or the expected values.
+folder survives. Feedback names cases by label and, for an attempted case that failed, gives
+the hint (and the judge's message when the case marks it safe to show); it never prints a hidden
+case's inputs or expected values, though labels and hints say what a case tests.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict
         row["status"] = next(s for s in STATUSES if s in statuses)
     all_notes = list(notes)
     for result in results:
+        # One entry per exercise: its status (unless graded) and its notes, each said once.
+        said = [n for n in dict.fromkeys(result.notes) if n != result.status]
         if result.status != "graded":
-            all_notes.append(f"{result.exercise}: {result.status}")
-        all_notes += [f"{result.exercise}: {n}" for n in result.notes]
+            all_notes.append(f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else ""))
+        else:
+            all_notes += [f"{result.exercise}: {n}" for n in said]
     row["notes"] = " | ".join(all_notes)
     row["seconds"] = f"{sum(r.seconds for r in results):.1f}"
     return row
@@ -81,7 +85,9 @@ def _safe_name(student: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]+", "_", student).strip("._") or "student"
 
 
-_MARK = {"passed": "✓", "not attempted": "…"}
+_MARK = {"passed": "✓", "not attempted": "…", "missing": "…", "not run": "…"}
+_UNANSWERED = {"not attempted": "not attempted", "missing": "not defined in your notebook", "not run": "not run"}
+_ATTEMPTED_WRONG = {"failed", "error"}  # only these get the judge's message and the hint: a blank case gets no answer-revealing hint
 
 
 def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> str:
@@ -94,16 +100,27 @@ def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: di
             continue
         lines.append(f"## {exercise.title} ({exercise_id}): {_points(result.score)} / {_points(result.max_score)}, {result.status}")
         lines += [f"- note: {n}" for n in result.notes]
+        if result.status == "missing":  # nothing handed in: no list of cases that did not run
+            lines.append("")
+            continue
         for case in result.cases:
             mark = _MARK.get(case.status, "✗")
             text = f"- {mark} {case.label} ({_points(case.points)}/{_points(case.max_points)})"
-            if case.status not in {"passed", "failed"}:
+            if case.status in _UNANSWERED:
+                text += f": {_UNANSWERED[case.status]}"
+            elif case.status == "failed":
+                feedback = getattr(case, "feedback", "")
+                text += f": {feedback}" if feedback else ""
+            elif case.status != "passed":
                 text += f": {case.status}"
-            if case.status != "passed" and case.hint:
+            if case.status in _ATTEMPTED_WRONG and case.hint:
                 text += f". Hint: {case.hint}"
             lines.append(text)
         lines.append("")
-    lines.append("Cases are named by what they check; their inputs stay with your instructor.")
+    lines.append(
+        "Cases are named by what they check. This feedback does not print the grader's exact inputs or expected "
+        "answers, but the names and hints say what each case tests."
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -36,6 +37,14 @@ __all__ = ["CaseResult", "ExerciseResult", "Limits", "grade_notebook", "missing_
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 _TIMEOUT_ENAME = "CourseGraderTimeout"
+
+# nbclient and jupyter_client log lines ("Timeout waiting for execute reply ... Interrupting kernel",
+# "Kernel died") would land in the instructor's terminal between the progress lines. What they report
+# is already in the results' notes, so they go to a logger of their own that prints nothing by
+# default (attach a handler to "course_lib.grading.kernel" to see them).
+KERNEL_LOG = logging.getLogger("course_lib.grading.kernel")
+KERNEL_LOG.addHandler(logging.NullHandler())
+KERNEL_LOG.propagate = False
 
 # Exercise statuses, most severe first (the gradebook's student status picks the first present).
 STATUSES = ("invalid notebook", "kernel died", "timed out", "missing", "not attempted", "graded")
@@ -67,6 +76,7 @@ class CaseResult:
     max_points: float
     detail: str = ""
     hint: str = ""
+    feedback: str = ""  # what went wrong, for the learner: the judge's message when its case allows showing it
 
 
 @dataclass
@@ -147,7 +157,7 @@ class _Kernel:
     def __init__(self) -> None:
         self.workdir = tempfile.mkdtemp(prefix="course-grade-")
         self.ipcdir = tempfile.mkdtemp(prefix="course-ipc-")
-        self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self.ipcdir, "k"))
+        self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self.ipcdir, "k"), log=KERNEL_LOG)
         self.client: _GradingClient | None = None
         self.closed = False
 
@@ -171,6 +181,7 @@ class _Kernel:
             iopub_timeout=2,
             raise_on_iopub_timeout=False,
             resources={"metadata": {"path": self.workdir}},
+            log=KERNEL_LOG,
         )
         await self.client.async_start_new_kernel_client()
         return self.client
@@ -236,7 +247,10 @@ def _judge(case: Case, payload: dict[str, Any]) -> CaseResult:
         problem = f"answer of an unexpected shape ({type(exc).__name__}: {exc})"
     if problem is None:
         return CaseResult(status="passed", points=case.points, **base)
-    return CaseResult(status="failed", points=0.0, detail=str(problem), **base)
+    if isinstance(problem, tuple) and len(problem) == 2:  # (message, the hint for this way of going wrong)
+        problem, base["hint"] = problem
+    shown = str(problem) if getattr(case, "show_detail", False) else ""
+    return CaseResult(status="failed", points=0.0, detail=str(problem), feedback=shown, **base)
 
 
 def _has_todo(value: Any) -> bool:
@@ -267,6 +281,14 @@ def _load(path: Path) -> tuple[Any | None, str, str]:
     return nb, digest, ""
 
 
+def _cell_ref(nb: Any, index: int) -> str:
+    """Name a learner's code cell for the notes: its number among code cells (from 1) and its first line."""
+    first = next((line.strip() for line in str(nb.cells[index].source).splitlines() if line.strip()), "")
+    if len(first) > 40:
+        first = first[:39] + "…"
+    return f'code cell {index + 1} ("{first}")' if first else f"code cell {index + 1} (empty)"
+
+
 async def _run_learner_cells(
     client: _GradingClient,
     nb: Any,
@@ -285,22 +307,22 @@ async def _run_learner_cells(
         remaining = learner_deadline - time.monotonic()
         if remaining < 1:
             result.status = "timed out"
-            result.notes.append(f"the notebook time limit was reached; cells {index + 1} to {count} did not run")
+            result.notes.append(f"the notebook time limit was reached; {_cell_ref(nb, index)} and the code cells after it did not run")
             break
         outcome = await _run_cell(client, nb, index, min(limits.cell_timeout, remaining))
         if outcome == "dead":
             result.status = "kernel died"
-            result.notes.append(f"the kernel died while running code cell {index + 1}")
+            result.notes.append(f"the kernel died while running {_cell_ref(nb, index)}")
             return index, errors
         if outcome == "timeout":
             result.status = "timed out"
-            result.notes.append(f"code cell {index + 1} hit the time limit of {limits.cell_timeout:g} s and was interrupted")
+            result.notes.append(f"{_cell_ref(nb, index)} hit the time limit of {limits.cell_timeout:g} s and was interrupted")
             if not await _responsive(client, nb, ping_index):
                 result.notes.append("the kernel did not respond after the interrupt and was stopped")
                 return index, errors
         elif outcome == "error":
             ename = next((o.get("ename", "") for o in nb.cells[index].outputs if o.get("output_type") == "error"), "")
-            errors.append(f"code cell {index + 1} raised {ename}")
+            errors.append(f"{_cell_ref(nb, index)} raised {ename}")
     return None, errors
 
 
@@ -392,7 +414,7 @@ async def grade_notebook(student: str, path: Path, exercise: Exercise, limits: L
                 client = None
                 break
             skip.add(bad)
-            result.notes.append(f"ran the notebook again in a fresh kernel without code cell {bad + 1}")
+            result.notes.append(f"ran the notebook again in a fresh kernel without {_cell_ref(nb, bad)}")
         if errors:
             result.notes.append("; ".join(errors[:3]) + ("; ..." if len(errors) > 3 else ""))
         if client is not None:

@@ -30,7 +30,7 @@ LABELS = {
     "set_oncall": "set_oncall: sets who is on call",
     "delete_old_logs": "delete_old_logs: deletes old logs",
     "deploy_release": "deploy_release: replaces the running version",
-    "search_web": "search_web: searches the public web (the seed's extension)",
+    "search_web": "search_web: searches the public web",
     "post_status_update": "post_status_update: posts to the public status page",
 }
 

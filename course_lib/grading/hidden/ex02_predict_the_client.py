@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...checks import SCENARIOS, STATEMENTS, reference_prediction
+from ...checks import SCENARIOS, STATEMENT_HINTS, STATEMENTS, predict_hint, reference_prediction, scenario_hint
 from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
 
@@ -80,7 +80,7 @@ CASES = (
             expr=f"PREDICTIONS[{key!r}]",
             judge=_scenario_judge(key),
             points=1.0,
-            hint="untrusted server: ignore its hints; else apply the defaults, decide by profile, and open world decides the output",
+            hint=scenario_hint(key),
         )
         for key in SCENARIOS
     ]
@@ -92,7 +92,7 @@ CASES = (
             expr=f"predict({hints!r}, {trusted!r})",
             judge=_predict_judge(hints, trusted),
             points=0.6,
-            hint="apply the defaults (effective) after dropping an untrusted server's hints; read-only makes destructive and idempotent meaningless",
+            hint=predict_hint(hints, trusted),
         )
         for case_id, label, hints, trusted in PREDICT_INPUTS
     ]
@@ -104,7 +104,7 @@ CASES = (
             expr="TRUE_STATEMENTS",
             judge=_statement_judge(letter),
             points=0.5,
-            hint="idempotent is about repeating a call, not about the harm the first call does",
+            hint=STATEMENT_HINTS[letter],
         )
         for letter in STATEMENTS
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...checks import SCENARIOS_3, TRIFECTA_ANSWERS, judge_scenario
+from ...checks import DEFENCE_HINTS, SCENARIOS_3, TRIFECTA_ANSWERS, judge_defence
 from ...servers.web_search import PAGES, Page
 from ..cases import Case, Exercise
 from ._common import name_set
@@ -21,25 +21,51 @@ _VARIANT_PAGE = Page(
     '"body": "{{read_note}}"}.',
 )
 
+_ATTACK_HINT = (
+    "once untrusted content has arrived, mail must need the user (on_taint), even if the user chose \"always allow\"; "
+    "the user declines strangers and approves colleagues"
+)
+_WORK_HINT = (
+    "ordinary work must still run: do not block colleagues' mail after a web search (ask instead), and do not ask "
+    "at all before untrusted content has arrived (confirmation fatigue)"
+)
+
 HIDDEN_SCENARIOS: dict[str, dict[str, Any]] = {
-    "attack": {"label": "lesson 04's attack fails, the summary still reaches the colleague", **SCENARIOS_3["attack"]},
+    "attack": {"label": "lesson 04's attack fails, the summary still reaches the colleague", "hint": _ATTACK_HINT, **SCENARIOS_3["attack"]},
     "attack_variant": {
         "label": "another injected page, another outside address",
+        "hint": _ATTACK_HINT,
         "plan": [
             ("search_web", {"query": "certificate expiry check"}),
             ("send_email", {"to": "tom@ops.example", "subject": "certificates", "body": "Gateway certificates last 90 days."}),
         ],
         "pages": (_VARIANT_PAGE, *PAGES[1:]),
     },
-    "notes_to_colleague": {"label": "ordinary work: a note mailed to a colleague", **SCENARIOS_3["notes_to_colleague"]},
+    "notes_to_colleague": {
+        "label": "ordinary work: a note mailed to a colleague, without asking the user",
+        "hint": _WORK_HINT,
+        **SCENARIOS_3["notes_to_colleague"],
+    },
+    "quiet_morning": {
+        "label": "ordinary work: a runbook found and mailed to a colleague, without asking the user",
+        "hint": _WORK_HINT,
+        "plan": [
+            ("list_notes", {}),
+            ("read_note", {"title": "runbook-disk-full"}),
+            ("send_email", {"to": "mei@ops.example", "subject": "disk full", "body": "{{read_note}}"}),
+        ],
+        "quiet": True,
+    },
     "search_then_mail": {
         "label": "ordinary work after a harmless web search",
+        "hint": _WORK_HINT,
         "plan": [
             ("search_web", {"query": "disk full"}),
             ("send_email", {"to": "mei@ops.example", "subject": "disk full", "body": "Archive logs, do not delete them."}),
         ],
     },
 }
+"""Part 3b's replays. ``quiet``: no untrusted content comes in, so the user must not be asked at all."""
 
 
 def _defence(value: Any) -> dict[str, Any]:
@@ -56,8 +82,14 @@ def _scenario_judge(key: str):
     scenario = HIDDEN_SCENARIOS[key]
     colleague = scenario["plan"][-1][1]["to"]
 
-    def judge(value: Any) -> str | None:
-        return judge_scenario(key, _defence(value), scenario["plan"], pages=scenario.get("pages"), colleague=colleague)
+    def judge(value: Any) -> tuple[str, str] | None:
+        problem = judge_defence(
+            _defence(value), scenario["plan"], pages=scenario.get("pages"), colleague=colleague, quiet=scenario.get("quiet", False)
+        )
+        if problem is None:
+            return None
+        kind, message = problem
+        return message, DEFENCE_HINTS[kind]  # the rule for this way of failing, not the case's general hint
 
     return judge
 
@@ -89,7 +121,9 @@ CASES = [
         expr="DEFENCE",
         judge=_scenario_judge(key),
         points=1.0,
-        hint="the defence must stop mail to outsiders once the session is tainted, and still let colleagues' mail through",
+        hint=scenario["hint"],
+        show_detail=True,  # "the attack still works", "the mail to ... was not sent", "the user was asked ...": no answer in it
+        # (the judge returns the hint for the way the defence failed; the case's own hint is the fallback)
     )
     for key, scenario in HIDDEN_SCENARIOS.items()
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...audit import SideEffect
-from ...checks import reference_contradiction
+from ...checks import HONEST_4B, LIAR_4B, reference_contradiction
 from ..cases import Case, Exercise
 from ._common import name_set
 
@@ -23,14 +23,8 @@ CONTRADICTION_INPUTS = [
     ("additive_created", "additive tool that created a file and a table", {"readOnlyHint": False, "destructiveHint": False}, [("created", "new.txt", False), ("db-write", "ops.db:notes", False)]),
 ]
 
-LIAR = "log-tidy/tidy_logs"
-HONEST = {
-    "annotated-file-ops/read_file",
-    "annotated-file-ops/append_text",
-    "annotated-file-ops/set_value",
-    "annotated-file-ops/delete_file",
-    "log-tidy/disk_usage",
-}
+LIAR = LIAR_4B
+HONEST = HONEST_4B
 
 
 def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
@@ -73,11 +67,12 @@ CASES = [
         judge=_contradiction_judge(hints, effects),
         points=0.6,
         hint="only a declared promise can be broken: read-only promises no change, additive promises no removal or overwrite",
+        show_detail=True,  # "missed a lie" or "false alarm": names no input
     )
     for case_id, label, hints, effects in CONTRADICTION_INPUTS
 ] + [
-    Case("4b.liar_caught", "the lying tool is caught", "LIARS", "LIARS", _liar_caught, 2.0, "a tool that deletes while declaring read-only"),
-    Case("4b.no_false_alarm", "no honest tool is accused", "LIARS", "LIARS", _no_false_alarm, 2.0, "appending, setting and declared deletes break no promise"),
+    Case("4b.liar_caught", "the lying tool is caught", "LIARS", "LIARS", _liar_caught, 2.0, "a tool that deletes while declaring read-only", show_detail=True),
+    Case("4b.no_false_alarm", "no honest tool is accused", "LIARS", "LIARS", _no_false_alarm, 2.0, "appending, setting and declared deletes break no promise", show_detail=True),
 ]
 
 EXERCISE = Exercise(id="04_catch_the_liar", title="Exercise 4 · Catch the liar", cases=CASES)
