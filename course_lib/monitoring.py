@@ -192,8 +192,8 @@ def _ratio(numerator: int, denominator: int) -> float:
 def _values(events: pd.DataFrame) -> dict[str, float]:
     calls = events[events["event"] == "tools/call"]
     listings = events[events["event"] == "tools/list"].sort_values("time", kind="stable")
-    ro_writes = int((calls["declared_read_only"].fillna(False) & calls["write_observed"].fillna(False)).sum())
-    sensitive_ran = calls[calls["sensitive"].fillna(False) & (calls["confirmation"] != "declined")]
+    ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
+    sensitive_ran = calls[calls["sensitive"].eq(True) & (calls["confirmation"] != "declined")]
     unconfirmed = _ratio(int((sensitive_ran["confirmation"] == "not asked").sum()), len(sensitive_ran))
     changes = 0
     for _, group in listings.groupby(["server", "tool"], sort=True):
