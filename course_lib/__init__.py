@@ -104,7 +104,10 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 # `connect` is both a submodule and a function. Importing the submodule (which other modules do)
 # would set `course_lib.connect` to the module, so the function is bound eagerly, after it.
-from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync  # noqa: E402
+try:
+    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync  # noqa: E402
+except ImportError:  # pragma: no cover - a broken install; `course_lib.environment` still reports what is missing
+    pass
 
 
 

@@ -1,5 +1,8 @@
 """The set-up check of lesson 00: which versions are installed, and are they the ones the course needs.
 
+It needs only the standard library to run, so it can report a missing package instead of
+failing on it (it shows a pandas table when pandas is there, plain text otherwise).
+
 Introduced in: notebooks/00_start_here.ipynb
 """
 
@@ -8,9 +11,9 @@ from __future__ import annotations
 import sys
 from importlib import metadata
 
-import pandas as pd
+from typing import Any
 
-__all__ = ["REQUIREMENTS", "environment_report"]
+__all__ = ["REQUIREMENTS", "PlainReport", "environment_report"]
 
 # package -> (lowest supported major.minor, first unsupported major or None, why the course needs it)
 REQUIREMENTS: dict[str, tuple[tuple[int, int], int | None, str]] = {
@@ -33,7 +36,7 @@ def _version_tuple(version: str) -> tuple[int, int]:
     return parts[0], parts[1]
 
 
-def environment_report() -> pd.DataFrame:
+def environment_report() -> Any:
     """Return one row per package the course needs: installed version and whether it is supported.
 
     The `ok` column is what to look at; when a row is not ok, a `what to do` column says how to fix it.
@@ -65,7 +68,22 @@ def environment_report() -> pd.DataFrame:
                 "what to do": "" if ok else f'pip install "{package}{wanted}"',
             }
         )
-    report = pd.DataFrame(rows).set_index("package")
-    if report["ok"].all():
-        report = report.drop(columns="what to do")
-    return report
+    if all(row["ok"] for row in rows):
+        for row in rows:
+            del row["what to do"]
+    try:
+        import pandas as pd
+    except ImportError:
+        return PlainReport(rows)
+    return pd.DataFrame(rows).set_index("package")
+
+
+class PlainReport(list):
+    """The report as a list of rows, shown as plain text (used when pandas itself is missing)."""
+
+    def __repr__(self) -> str:
+        columns = list(self[0])
+        widths = {c: max(len(c), *(len(str(row[c])) for row in self)) for c in columns}
+        lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
+        lines += ["  ".join(str(row[c]).ljust(widths[c]) for c in columns) for row in self]
+        return "\n".join(lines)
