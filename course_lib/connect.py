@@ -59,22 +59,25 @@ def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: 
         raise ValueError("the command to start the server is empty: give a program and its arguments")
     program = argv[0]
     if shutil.which(program) is None and not os.path.exists(program):
-        raise ConnectError(f"cannot start {program!r}: no such program on PATH; check the spelling or install it")
+        raise ConnectError(f"`{program}` did not start: no such program on PATH; check the spelling or install it")
     # The SDK hands a server only a small allow-list of variables (PATH, HOME, ...), never the
     # whole environment: a server is not trusted with your secrets. Extra variables must be given.
     return StdioServerParameters(command=program, args=argv[1:], env={**get_default_environment(), **(env or {})})
 
 
-def _tail(log: Any, lines: int = 8) -> str:
+STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
+MAX_LINE = 300
+
+
+def _tail(log: Any) -> str:
     """Return the last lines the server wrote to stderr, for an error message."""
     try:
         log.flush()
         log.seek(0)
-        text = log.read()
+        lines = [line.rstrip()[:MAX_LINE] for line in log.read().splitlines() if line.strip()]
     except (OSError, ValueError):
         return ""
-    kept = [line for line in text.splitlines() if line.strip()][-lines:]
-    return "\n".join(kept)
+    return "\n".join(lines[-STDERR_LINES:])
 
 
 @asynccontextmanager
@@ -105,7 +108,7 @@ async def connect(
     stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
     if stdio:
         params = _stdio_parameters(target, env)
-        label = shlex.join([params.command, *params.args])
+        label = os.path.basename(params.command) or params.command
         # The server's stderr goes to a temporary file, not the notebook: inside a Jupyter kernel
         # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
         # Its last lines are quoted when the session fails.
@@ -121,16 +124,18 @@ async def connect(
             try:
                 await client.__aenter__()
             except Exception as exc:
-                raise ConnectError(_describe_failure(label, exc, stdio) + _quoted(errlog)) from None
+                if not stdio:
+                    raise ConnectError(f"could not open an in-process MCP session with `{label}` ({_causes(exc)})") from None
+                raise ConnectError(_explain(label, exc, _tail(errlog))) from None
             try:
                 yield client
             finally:
                 await client.__aexit__(None, None, None)
         if scope.cancelled_caught:
             raise ConnectError(
-                f"`{label}` did not finish within {timeout:g} s; a program that never answers is not an MCP "
-                "server on stdio (or it is waiting for something: check that it runs on its own in a terminal)"
-                + _quoted(errlog)
+                f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
+                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
+                "download: run it alone in a terminal, or allow more time)." + _quoted(errlog)
             )
     finally:
         if errlog is not None:
@@ -139,7 +144,7 @@ async def connect(
 
 def _quoted(errlog: Any) -> str:
     tail = _tail(errlog) if errlog is not None else ""
-    return f"\nIts last lines on stderr:\n{tail}" if tail else ""
+    return (" Its last lines on stderr: " + " | ".join(tail.splitlines())) if tail else ""
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -148,15 +153,31 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _describe_failure(label: str, exc: BaseException, stdio: bool) -> str:
-    causes = "; ".join(f"{type(e).__name__}: {e}" for e in _leaves(exc))
-    if stdio:
-        return (
-            f"could not open an MCP session with `{label}` ({causes}). The program started but did not "
-            "complete the MCP handshake on stdio: it may have exited, printed something other than MCP "
-            "JSON-RPC on stdout, or not be an MCP server at all. Run it alone in a terminal to see its errors."
+def _causes(exc: BaseException) -> str:
+    return "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
+
+
+def _explain(program: str, exc: BaseException, stderr: str) -> str:
+    """Turn a failed stdio handshake into one paragraph: what happened, the likely cause, what to try."""
+    causes = _causes(exc)
+    did_not_start = all(isinstance(e, OSError) for e in _leaves(exc))
+    if did_not_start:
+        text = f"`{program}` did not start ({causes}). Check that the program exists and may be executed."
+    elif "Connection closed" in causes:
+        text = (
+            f"`{program}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
+            "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or exited)."
         )
-    return f"could not open an in-process MCP session with `{label}` ({causes})"
+    else:
+        text = (
+            f"`{program}` is not an MCP server on stdio: what it wrote back is not an MCP reply (it may echo its "
+            f"input, as `cat` does, or speak another protocol). The client saw: {causes}."
+        )
+    if stderr:
+        text += " Its last lines on stderr: " + " | ".join(stderr.splitlines())
+    elif not did_not_start:
+        text += " Run the command alone in a terminal to see what it does."
+    return text
 
 
 def run_sync(coroutine_function: Callable[[], Awaitable[T]]) -> T:

@@ -22,21 +22,16 @@ import logging
 import os
 import shlex
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from mcp import Client
-from mcp.client.stdio import stdio_client
 from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
-    from exceptiongroup import BaseExceptionGroup
 
 from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
-from .connect import ConnectError, _stdio_parameters
+from .connect import ConnectError, connect
 from .session import Leg, analyse_session
 
 HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
@@ -46,8 +41,6 @@ EXIT_TRIFECTA = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 DEFAULT_TIMEOUT = 30.0
-STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
-MAX_LINE = 300
 MAX_LISTED = 5  # suppliers named per leg in the text report
 MAX_PAGES = 100  # tools/list pages read from one server
 MAX_CONCURRENT = 4  # servers started at the same time
@@ -176,84 +169,26 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
     return commands
 
 
-def _tail(errlog: Any) -> str:
-    try:
-        errlog.flush()
-        errlog.seek(0)
-        lines = [line.rstrip()[:MAX_LINE] for line in errlog.read().splitlines() if line.strip()]
-    except (OSError, ValueError):
-        return ""
-    return "\n".join(lines[-STDERR_LINES:])
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
-    return [exc]
-
-
-def _explain(program: str, exc: BaseException, stderr: str) -> str:
-    """Turn a failure into one paragraph: what happened, the likely cause, what to try.
-
-    `program` is the server's program name only: the report's header already shows the whole command.
-    """
-    causes = "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
-    did_not_start = isinstance(exc, ConnectError) or all(isinstance(e, OSError) for e in _leaves(exc))
-    if isinstance(exc, ConnectError):
-        text = f"`{program}` did not start: {exc}."
-    elif did_not_start:
-        text = f"`{program}` did not start ({causes}). Check that the program exists and may be executed."
-    elif "Connection closed" in causes:
-        text = (
-            f"`{program}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
-            "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or exited)."
-        )
-    else:
-        text = (
-            f"`{program}` is not an MCP server on stdio: what it wrote back is not an MCP reply (it may echo its "
-            f"input, as `cat` does, or speak another protocol). The client saw: {causes}."
-        )
-    if stderr:
-        text += " Its last lines on stderr: " + " | ".join(stderr.splitlines())
-    elif not did_not_start:
-        text += " Run the command alone in a terminal to see what it does."
-    return text
-
-
 async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto") -> ServerInspection:
     """Start one server command, list its tools and stop it; never raises for a misbehaving server."""
     found = ServerInspection(list(argv))
-    program = found.program
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
-        try:
-            params = _stdio_parameters(argv, None)
-        except (ConnectError, ValueError) as exc:
-            found.error = _explain(program, exc if isinstance(exc, ConnectError) else ConnectError(str(exc)), "")
-            return found
-        try:
-            with anyio.fail_after(timeout):
-                async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
-                    found.protocol = client.protocol_version
-                    if client.server_info is not None:
-                        found.name = client.server_info.name
-                        found.version = client.server_info.version or None
-                    cursor: str | None = None
-                    for _ in range(MAX_PAGES):  # a server may list its tools over several pages
-                        page = await client.list_tools(cursor=cursor)
-                        found.tools += page.tools
-                        cursor = page.next_cursor
-                        if not cursor:
-                            break
-        except TimeoutError:
-            stderr = _tail(errlog)
-            found.error = (
-                f"`{program}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
-                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
-                "download: run it alone in a terminal, or raise --timeout)."
-                + (" Its last lines on stderr: " + " | ".join(stderr.splitlines()) if stderr else "")
-            )
-        except Exception as exc:  # noqa: BLE001 - every failure of a foreign program becomes one paragraph
-            found.error = _explain(program, exc, _tail(errlog))
+    try:
+        async with connect(argv, mode=mode, timeout=timeout) as client:
+            found.protocol = client.protocol_version
+            if client.server_info is not None:
+                found.name = client.server_info.name
+                found.version = client.server_info.version or None
+            cursor: str | None = None
+            for _ in range(MAX_PAGES):  # a server may list its tools over several pages
+                page = await client.list_tools(cursor=cursor)
+                found.tools += page.tools
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+    except ConnectError as exc:  # did not start, not MCP, or timed out: already one paragraph
+        found.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a foreign server failing after the handshake
+        found.error = f"`{found.program}` completed the MCP handshake, but listing its tools failed ({exc})."
     return found
 
 
