@@ -26,7 +26,7 @@ from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from .annotations import HINTS
-from .policy import HINT_VALUES, POLICIES, Policy, PostCall, PreCall, Trust, _policy, _trust, decision_matrix
+from .policy import HINT_VALUES, POLICIES, Policy, PostCall, PreCall, Trust, _policies, _policy, _trust, decision_matrix
 
 __all__ = [
     "COLORS",
@@ -287,11 +287,7 @@ def plot_decision_matrices(
         ValueError: no policies, a non-`Policy`, an unknown trust level, `ncols` below 1,
             or a wrong number of Axes.
     """
-    if isinstance(policies, Policy):
-        policies = [policies]
-    policies = [_policy(p) for p in policies]
-    if not policies:
-        raise ValueError("no policies given: pass at least one, e.g. [SPEC, VSCODE]")
+    policies = _policies(policies)
     trust = _trust(trust)
     if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
         raise ValueError(f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}")

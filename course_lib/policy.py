@@ -372,6 +372,16 @@ def _policy(policy: Any) -> Policy:
     return policy
 
 
+def _policies(policies: Any) -> list[Policy]:
+    """Return one policy or a sequence of them as a non-empty list, each checked by `_policy`."""
+    if isinstance(policies, Policy):
+        policies = [policies]
+    checked = [_policy(p) for p in policies]
+    if not checked:
+        raise ValueError("no policies given: pass at least one, e.g. [SPEC, VSCODE]")
+    return checked
+
+
 def decide(policy: Policy, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
     """Return `policy`'s decision for a tool (or its annotations) from a server at `trust` level.
 
@@ -521,11 +531,7 @@ def decisions_table(
     pairs = _named_annotations(tools)
     if not pairs:
         raise ValueError("no tools given: pass at least one tool")
-    if isinstance(policies, Policy):
-        policies = [policies]
-    policies = [_policy(p) for p in policies]
-    if not policies:
-        raise ValueError("no policies given: pass at least one, e.g. [SPEC, VSCODE]")
+    policies = _policies(policies)
     trust = _trust(trust)
     columns = pd.MultiIndex.from_tuples([(p.name, q) for p in policies for q in ("before call", "after call")])
     rows = []
