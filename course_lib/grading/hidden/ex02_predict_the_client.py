@@ -11,9 +11,8 @@ from ._common import decision_pair, plain_string
 TRUE_STATEMENTS = {"a", "c", "d", "f"}
 
 
-def _scenario_judge(key: str):
-    _tool, hints, trust = SCENARIOS[key]
-    expected = reference_prediction(hints, trust)
+def _pair_judge(expected: tuple[str, str]):
+    """Judge a (before, after) decision pair against the reference client's answer."""
 
     def judge(value: Any) -> str | None:
         got = decision_pair(value)
@@ -22,6 +21,11 @@ def _scenario_judge(key: str):
         return None if got == expected else f"expected {expected}, got {got}"
 
     return judge
+
+
+def _scenario_judge(key: str):
+    _tool, hints, trust = SCENARIOS[key]
+    return _pair_judge(reference_prediction(hints, trust))
 
 
 # Part 2b's hidden inputs: (id, label, declared hints or None, trusted?)
@@ -40,15 +44,7 @@ PREDICT_INPUTS = [
 
 
 def _predict_judge(hints: dict[str, Any] | None, trusted: bool):
-    expected = reference_prediction(hints, "trusted" if trusted else "untrusted")
-
-    def judge(value: Any) -> str | None:
-        got = decision_pair(value)
-        if got is None:
-            return "not a (before, after) pair of strings"
-        return None if got == expected else f"expected {expected}, got {got}"
-
-    return judge
+    return _pair_judge(reference_prediction(hints, "trusted" if trusted else "untrusted"))
 
 
 def _statement_judge(letter: str):
