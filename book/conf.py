@@ -1,0 +1,72 @@
+"""Sphinx configuration of the course book (English source, Simplified Chinese from locales/).
+
+Build it with ``python tools/build_book.py`` (both languages). The source directory is the
+repository root, so lessons, exercises and the instructor guide are read where they live and
+their relative links resolve as they do in JupyterLab; only the files in ``include_patterns``
+are part of the book.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+project = "MCP tool annotations"
+author = "the course authors"
+copyright = "the course authors, MIT licence"
+root_doc = "book/index"
+
+extensions = ["myst_nb", "sphinxcontrib.mermaid", "book_extras"]
+
+include_patterns = [
+    "book/*.md",
+    "notebooks/[0-9][0-9]_*.ipynb",
+    "exercises/[0-9][0-9]_*.ipynb",
+    "docs/instructor.md",
+]
+exclude_patterns = ["**/.ipynb_checkpoints", "book/node_modules", "README.md"]
+
+# Lessons are read with the outputs of their one clean run; nothing executes at build time.
+nb_execution_mode = "off"
+myst_fence_as_directive = ["mermaid"]
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence"]
+
+# Mermaid is served from the site itself (copied from book/node_modules by tools/build_book.py).
+mermaid_use_local = "mermaid/mermaid.esm.min.mjs"
+mermaid_include_elk = False
+mermaid_include_zenuml = False
+mermaid_d3_zoom = False
+mermaid_init_config = {"startOnLoad": False, "flowchart": {"htmlLabels": False}}
+
+html_theme = "sphinx_book_theme"
+html_title = "MCP tool annotations"
+html_static_path = ["_static"]
+html_css_files = ["book.css"]
+html_show_sourcelink = False
+html_copy_source = False
+html_last_updated_fmt = None
+html_theme_options = {
+    "show_toc_level": 2,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "navigation_with_keys": False,
+    "show_prev_next": True,
+}
+
+# Translations: one catalog per page under locales/<language>/LC_MESSAGES/<docname>.po.
+locale_dirs = ["../locales"]
+gettext_compact = False
+gettext_uuid = False
+gettext_location = False
+gettext_additional_targets: list[str] = []
+
+templates_path = ["_templates"]
+html_sidebars = {"**": ["navbar-logo.html", "language-switch.html", "search-field.html", "sbt-sidebar-nav.html"]}
+
+# The build fails on any warning (tools/build_book.py passes -W); this is the whole allow-list.
+suppress_warnings: list[str] = []

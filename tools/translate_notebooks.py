@@ -1,0 +1,292 @@
+"""Generate the Chinese notebooks (zh-CN/) from the English ones plus the gettext catalogs.
+
+Usage:
+    python tools/translate_notebooks.py            # write zh-CN/notebooks/ and zh-CN/exercises/
+    python tools/translate_notebooks.py --check    # exit 1 if a committed Chinese notebook is out of date
+    python tools/translate_notebooks.py --stale    # list every message whose translation is missing or fuzzy
+
+One source: the English notebooks (notebooks/, exercises/) and the catalogs the book uses
+(locales/zh_CN/LC_MESSAGES/<folder>/<name>.po, made by ``python tools/build_book.py --update-catalogs``).
+In a Chinese notebook every markdown cell is translated block by block (heading, paragraph, list
+item, table cell, Mermaid diagram: the same messages Sphinx extracts for the book); code cells,
+their outputs, cell ids and metadata are copied unchanged. Code comments and printed labels stay
+English on purpose: code is shared byte for byte, so stored outputs, nbval and the grader treat
+a Chinese notebook exactly like the English one.
+
+A message with no translation, or a fuzzy one (its English changed since it was translated),
+stays English in the generated notebook and is listed by ``--stale``; the test suite fails on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from babel.messages.pofile import read_po
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGE = "zh_CN"
+CATALOGS = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
+TARGET = ROOT / "zh-CN"
+FOLDERS = ("notebooks", "exercises")
+# Book pages written in Markdown (their catalogs are checked for staleness like the notebooks').
+BOOK_PAGES = ("book/index.md", "book/glossary.md")
+AGENDA = ("book/agenda.md", "README.md", "## Agenda", "## What is in the box")
+
+_PARSER = MarkdownIt("commonmark").enable("table")
+_LINK = re.compile(r"(\]\()(?!https?:|mailto:|#|/)([^)\s#]+)")
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A message of an English page whose Chinese entry is missing, empty or fuzzy."""
+
+    catalog: str
+    message: str
+    reason: str
+
+    def __str__(self) -> str:
+        shown = self.message if len(self.message) <= 120 else self.message[:117] + "..."
+        return f"{self.catalog}: {self.reason}: {shown!r}"
+
+
+@dataclass(frozen=True)
+class _Edit:
+    first: int  # first source line replaced
+    last: int  # one past the last
+    lines: list[str]
+
+
+def readme_links_for_book(text: str) -> str:
+    """README.md's links are relative to the repository root; the page that includes it is in book/."""
+    return re.sub(r"\]\((?!https?:|mailto:|#|/)", "](../", text)
+
+
+def _msgid(content: str) -> str:
+    """The message Sphinx extracts for a block's inline source (lines joined by spaces)."""
+    return " ".join(line.strip() for line in content.split("\n")).strip()
+
+
+def _blocks(markdown: str) -> Iterator[tuple[str, str, list[int], str | None]]:
+    """Yield (kind, message, source line map, extra) for each translatable block, in order."""
+    tokens = _PARSER.parse(markdown)
+    for index, token in enumerate(tokens):
+        if token.type in ("heading_open", "paragraph_open", "th_open", "td_open"):
+            inline = tokens[index + 1]
+            if inline.type == "inline" and inline.content.strip():
+                row_map = token.map
+                if token.type in ("th_open", "td_open"):
+                    row = next(t for t in reversed(tokens[:index]) if t.type == "tr_open")
+                    row_map = row.map
+                yield token.type.split("_")[0], _msgid(inline.content), list(row_map or [0, 0]), inline.content
+        elif token.type == "fence" and token.info.strip() == "mermaid":
+            yield "mermaid", token.content.rstrip("\n"), list(token.map or [0, 0]), None
+
+
+def messages(markdown: str) -> list[str]:
+    """The translatable messages of a markdown text, in order (duplicates kept)."""
+    return [message for _, message, _, _ in _blocks(markdown)]
+
+
+def _escape_cell(text: str) -> str:
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
+def translate_markdown(markdown: str, translations: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Return `markdown` with every translated block replaced, and the messages left in English."""
+    lines = markdown.split("\n")
+    edits: list[_Edit] = []
+    untranslated: list[str] = []
+    rows: dict[int, list[str]] = {}
+    for kind, message, (first, last), content in _blocks(markdown):
+        translated = translations.get(message)
+        if not translated:
+            untranslated.append(message)
+        if kind in ("th", "td"):
+            rows.setdefault(first, []).append(_escape_cell(translated or message))
+            continue
+        if not translated:
+            continue
+        if kind == "mermaid":
+            edits.append(_Edit(first + 1, last - 1, translated.split("\n")))
+            continue
+        head = (content or "").split("\n")[0].strip()
+        line = lines[first]
+        start = line.find(head) if head else -1
+        if kind == "heading" and line.lstrip().startswith("#"):
+            prefix = re.match(r"\s*#+\s*", line).group(0)  # type: ignore[union-attr]
+        elif start >= 0:
+            prefix = line[:start]
+        else:  # cannot place it safely: keep the English
+            untranslated.append(message)
+            continue
+        edits.append(_Edit(first, last, [prefix + translated]))
+    for row, cells in rows.items():
+        indent = re.match(r"\s*", lines[row]).group(0)  # type: ignore[union-attr]
+        edits.append(_Edit(row, row + 1, [indent + "| " + " | ".join(cells) + " |"]))
+    for edit in sorted(edits, key=lambda e: e.first, reverse=True):
+        lines[edit.first : edit.last] = edit.lines
+    return "\n".join(lines), untranslated
+
+
+def catalog_path(page: str) -> Path:
+    """The catalog of a book page given by its path from the repository root (e.g. notebooks/01_fields.ipynb)."""
+    return CATALOGS / Path(page).with_suffix(".po")
+
+
+def read_catalog(path: Path) -> tuple[dict[str, str], set[str]]:
+    """Return (translations that count, fuzzy message ids) of one .po file; empty if it does not exist."""
+    if not path.exists():
+        return {}, set()
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=LANGUAGE)
+    translations, fuzzy = {}, set()
+    for entry in catalog:
+        if not entry.id or not isinstance(entry.id, str):
+            continue
+        if entry.fuzzy:
+            fuzzy.add(entry.id)
+        elif isinstance(entry.string, str) and entry.string:
+            translations[entry.id] = entry.string
+    return translations, fuzzy
+
+
+def _relink(markdown: str, folder: str) -> str:
+    """Keep relative links working from zh-CN/<folder>/: a link to another translated notebook stays
+    (it now opens the Chinese one); a link to anything else in the repository gets one more ``../``."""
+
+    def fix(match: re.Match[str]) -> str:
+        target = match.group(2)
+        resolved = (ROOT / folder / target).resolve()
+        if not resolved.exists() or (resolved.parent.parent == ROOT and resolved.parent.name in FOLDERS):
+            return match.group(0)
+        return match.group(1) + "../" + target
+
+    return _LINK.sub(fix, markdown)
+
+
+def english_notebooks() -> list[Path]:
+    return [p for folder in FOLDERS for p in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))]
+
+
+def _page(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _markdown_of(page: str) -> str:
+    """The markdown text of a book page, as the book reads it (notebook cells, or the agenda's README part)."""
+    path = ROOT / page
+    if path.suffix == ".ipynb":
+        nb = nbformat.read(path, as_version=4)
+        return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    text = path.read_text(encoding="utf-8")
+    if page == AGENDA[0]:
+        title = text.split("\n", 1)[0]
+        readme = (ROOT / AGENDA[1]).read_text(encoding="utf-8")
+        part = readme.split(AGENDA[2], 1)[1].split(AGENDA[3], 1)[0]
+        return title + "\n\n" + readme_links_for_book(part)
+    captions = re.findall(r"^:caption: (.+)$", text, flags=re.MULTILINE)
+    return "\n\n".join([text, *captions])
+
+
+def translated_pages() -> list[str]:
+    """Every page whose Chinese translation must be current: lessons, exercises, glossary, index, agenda."""
+    return [_page(p) for p in english_notebooks()] + list(BOOK_PAGES) + [AGENDA[0]]
+
+
+def stale_messages(markdown: str, catalog: Path, shown: str) -> list[Stale]:
+    """The messages of `markdown` that `catalog` does not translate, or translates from an older English text."""
+    if not catalog.exists():
+        return [Stale(shown, "(whole file)", "catalog missing (run python tools/build_book.py --update-catalogs)")]
+    translations, fuzzy = read_catalog(catalog)
+    found: list[Stale] = []
+    seen: set[str] = set()
+    for message in messages(markdown):
+        if message in seen or message in translations:
+            continue
+        seen.add(message)
+        reason = "fuzzy (the English changed: review the translation, then drop the fuzzy flag)" if message in fuzzy else "missing"
+        found.append(Stale(shown, message, reason))
+    return found
+
+
+def stale(pages: list[str] | None = None) -> list[Stale]:
+    """Every message of every translated page whose Chinese entry is missing, empty or fuzzy."""
+    found: list[Stale] = []
+    for page in pages or translated_pages():
+        catalog = catalog_path(page)
+        found += stale_messages(_markdown_of(page), catalog, catalog.relative_to(ROOT).as_posix())
+    return found
+
+
+def translate_notebook(path: Path) -> tuple[nbformat.NotebookNode, list[str]]:
+    """Return the Chinese notebook made from English notebook `path`, and the messages left in English."""
+    translations, _ = read_catalog(catalog_path(_page(path)))
+    nb = copy.deepcopy(nbformat.read(path, as_version=4))
+    left: list[str] = []
+    folder = path.parent.name
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text, untranslated = translate_markdown(cell.source, translations)
+        cell.source = _relink(text, folder)
+        left += untranslated
+    nb.metadata.setdefault("language_info", {})
+    return nb, left
+
+
+def render(path: Path) -> str:
+    """The text of the Chinese notebook generated from `path`, exactly as it is written."""
+    nb, _ = translate_notebook(path)
+    nbformat.validate(nb)
+    return nbformat.writes(nb) + "\n"
+
+
+def target_of(path: Path) -> Path:
+    return TARGET / path.parent.name / path.name
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="do not write; exit 1 if a Chinese notebook is out of date")
+    mode.add_argument("--stale", action="store_true", help="list messages whose translation is missing or fuzzy; exit 1 if any")
+    args = parser.parse_args(argv)
+    if args.stale:
+        problems = stale()
+        for problem in problems:
+            print(problem)
+        print(f"{len(problems)} message(s) need a translation", file=sys.stderr)
+        return 1 if problems else 0
+    sources = english_notebooks()
+    outdated = []
+    for path in sources:
+        text = render(path)
+        target = target_of(path)
+        if target.exists() and target.read_text(encoding="utf-8") == text:
+            continue
+        outdated.append(target)
+        if not args.check:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
+    expected = {target_of(p) for p in sources}
+    orphans = sorted(p for f in FOLDERS for p in (TARGET / f).glob("*.ipynb") if p not in expected)
+    for orphan in orphans:
+        print(f"{orphan.relative_to(ROOT)} has no English source: delete it", file=sys.stderr)
+    if args.check and (outdated or orphans):
+        for target in outdated:
+            print(f"{target.relative_to(ROOT)} is out of date: run python tools/translate_notebooks.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
