@@ -17,6 +17,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.search import languages as search_languages
+from sphinx.search.zh import SearchChinese
 from sphinxcontrib import mermaid as sphinx_mermaid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,6 +135,16 @@ def other_languages(app: Sphinx, pagename: str, templatename: str, context: dict
     ]
 
 
+class SearchChineseWithItsStemmer(SearchChinese):
+    """Chinese search whose language_data.js names the stemmer it ships.
+
+    Sphinx 9.0's Chinese search ships english-stemmer.js (Latin words in Chinese text) but writes
+    ``window.Stemmer = ChineseStemmer``, a ReferenceError on every page of the Chinese book.
+    """
+
+    language_name = "English"
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinxcontrib.mermaid")
     app.add_node(mermaid, override=True, **{
@@ -141,6 +153,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         if hasattr(sphinx_mermaid, f"{fmt}_visit_mermaid")
     })
     app.add_directive("mermaid", TranslatableMermaid, override=True)
+    search_languages["zh"] = SearchChineseWithItsStemmer
     app.connect("doctree-read", add_exercise_note)
     app.connect("include-read", readme_links_from_book)
     app.connect("builder-inited", check_mermaid)

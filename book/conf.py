@@ -40,7 +40,7 @@ mermaid_use_local = "mermaid/mermaid.esm.min.mjs"
 mermaid_include_elk = False
 mermaid_include_zenuml = False
 mermaid_d3_zoom = False
-mermaid_init_config = {"startOnLoad": False, "flowchart": {"htmlLabels": False}}
+mermaid_init_config = {"startOnLoad": False, "flowchart": {"htmlLabels": False, "subGraphTitleMargin": {"top": 4, "bottom": 14}}}
 
 html_theme = "sphinx_book_theme"
 html_title = "MCP tool annotations"
@@ -70,3 +70,5 @@ html_sidebars = {"**": ["navbar-logo.html", "language-switch.html", "search-fiel
 
 # The build fails on any warning (tools/build_book.py passes -W); this is the whole allow-list.
 suppress_warnings: list[str] = []
+# A fixed light theme: pydata-sphinx-theme logs a console error on a first visit without one.
+html_context = {"default_mode": "light"}
