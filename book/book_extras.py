@@ -23,7 +23,7 @@ from sphinxcontrib import mermaid as sphinx_mermaid
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from translate_notebooks import readme_links_for_book  # noqa: E402
+from translate_notebooks import readme_links_for_book
 
 # Mermaid's ES-module build, from the npm package pinned in book/package-lock.json.
 MERMAID_DIST = ROOT / "book" / "node_modules" / "mermaid" / "dist"
@@ -48,7 +48,7 @@ EXERCISE_NOTE = {
 }
 
 
-class mermaid(sphinx_mermaid.mermaid, addnodes.translatable):  # noqa: N801 - the HTML writer dispatches on this name
+class mermaid(sphinx_mermaid.mermaid, addnodes.translatable):
     """A Mermaid diagram whose whole source is one translatable message."""
 
     def preserve_original_messages(self) -> None:

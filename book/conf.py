@@ -59,7 +59,7 @@ html_theme_options = {
 }
 
 # Translations: one catalog per page under locales/<language>/LC_MESSAGES/<docname>.po.
-locale_dirs = ["../locales"]
+locale_dirs = ["locales"]  # relative to the source directory, the repository root
 gettext_compact = False
 gettext_uuid = False
 gettext_location = False
