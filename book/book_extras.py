@@ -48,6 +48,12 @@ EXERCISE_NOTE = {
 }
 
 
+# Pages the Chinese edition leaves in English on purpose (for instructors, not learners).
+ENGLISH_ONLY_NOTE = {
+    "docs/instructor": "讲师指南目前只有英文版。面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。",
+}
+
+
 class mermaid(sphinx_mermaid.mermaid, addnodes.translatable):
     """A Mermaid diagram whose whole source is one translatable message."""
 
@@ -82,13 +88,8 @@ class TranslatableMermaid(sphinx_mermaid.Mermaid):
         return result
 
 
-def add_exercise_note(app: Sphinx, doctree: nodes.document) -> None:
-    docname = app.env.docname
-    if not docname.startswith("exercises/"):
-        return
-    language = app.config.language if app.config.language in EXERCISE_NOTE else "en"
-    path = f"{docname}.ipynb"
-    text = EXERCISE_NOTE[language].format(path=path, zh_path=f"zh-CN/{path}")
+def _insert_note(doctree: nodes.document, text: str) -> None:
+    """Put a note with `text` (backticks mark code) right under the page title."""
     note = nodes.note()
     paragraph = nodes.paragraph()
     for number, part in enumerate(text.split("`")):
@@ -100,6 +101,17 @@ def add_exercise_note(app: Sphinx, doctree: nodes.document) -> None:
         return
     title = next(iter(section.findall(nodes.title)))
     section.insert(section.index(title) + 1, note)
+
+
+def add_page_notes(app: Sphinx, doctree: nodes.document) -> None:
+    """Exercise pages say they run in JupyterLab; English-only pages of the Chinese book say so."""
+    docname = app.env.docname
+    language = app.config.language if app.config.language in EXERCISE_NOTE else "en"
+    if docname.startswith("exercises/"):
+        path = f"{docname}.ipynb"
+        _insert_note(doctree, EXERCISE_NOTE[language].format(path=path, zh_path=f"zh-CN/{path}"))
+    elif language == "zh_CN" and docname in ENGLISH_ONLY_NOTE:
+        _insert_note(doctree, ENGLISH_ONLY_NOTE[docname])
 
 
 def readme_links_from_book(app: Sphinx, relative_path: Any, parent_docname: str, content: list[str]) -> None:
@@ -154,7 +166,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     })
     app.add_directive("mermaid", TranslatableMermaid, override=True)
     search_languages["zh"] = SearchChineseWithItsStemmer
-    app.connect("doctree-read", add_exercise_note)
+    app.connect("doctree-read", add_page_notes)
     app.connect("include-read", readme_links_from_book)
     app.connect("builder-inited", check_mermaid)
     app.connect("build-finished", copy_mermaid)

@@ -34,6 +34,7 @@ OUT = ROOT / "build" / "book"
 WORK = OUT / "_work"
 SITE = OUT / "site"
 LANGUAGES = {"en": "en", "zh_CN": "zh-CN"}  # Sphinx language -> site folder
+TITLES = {"en": "MCP tool annotations", "zh_CN": "MCP 工具注解"}  # the site title in each language
 NEEDED = {"sphinx": "Sphinx", "myst_nb": "myst-nb", "sphinx_book_theme": "sphinx-book-theme",
           "sphinxcontrib.mermaid": "sphinxcontrib-mermaid", "sphinx_intl": "sphinx-intl"}
 
@@ -83,7 +84,7 @@ def _sphinx(builder: str, outdir: Path, language: str | None = None) -> subproce
     command = [sys.executable, "-m", "sphinx", "-b", builder, "-E", "-q", "-W", "--keep-going",
                "-c", str(BOOK), "-d", str(outdir.parent / "doctrees")]
     if language:
-        command += ["-D", f"language={language}"]
+        command += ["-D", f"language={language}", "-D", f"html_title={TITLES[language]}"]
     command += [str(ROOT), str(outdir)]
     shutil.rmtree(outdir.parent, ignore_errors=True)
     outdir.parent.mkdir(parents=True)
