@@ -48,7 +48,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 STATE = """(() => {
   const article = document.querySelector('.bd-article') || document.body;
   const prose = [...article.querySelectorAll('h1, h2, h3, p, li')]
-    .filter(e => !e.closest('pre, code, .cell_output, .output, .highlight, .mermaid, .admonition'))
+    .filter(e => !e.closest('pre, code, table, .cell_output, .output, .highlight, .mermaid, .admonition'))
     .map(e => e.textContent.replace(/\\s+/g, ' ').trim())
     .filter(t => /[A-Za-z\\u4e00-\\u9fff]{3}/.test(t));
   return {
