@@ -8,6 +8,7 @@ beside its code: split it, or move depth into a 'Going deeper' part.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ NOTEBOOKS = sorted(
     for path in (ROOT / folder).glob("*.ipynb")
 )
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+FENCE = re.compile(r"^\s*```(\w*)[^\n]*\n(.*?)^\s*```", re.MULTILINE | re.DOTALL)
 
 
 def _cells(path: Path) -> list[tuple[int, dict]]:
@@ -34,6 +36,23 @@ def test_no_code_line_is_wider_than_the_projector(path: Path):
         for number, cell in _cells(path)
         if cell["cell_type"] == "code"
         for line in "".join(cell["source"]).splitlines()
+        if len(line) > MAX_CODE_LINE
+    ]
+    assert not too_wide, (
+        f"{path.parent.name}/{path.name}: code lines over {MAX_CODE_LINE} characters:\n"
+        + "\n".join(too_wide)
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_code_line_shown_in_markdown_is_wider_than_the_projector(path: Path):
+    too_wide = [
+        f"cell {number}, {len(line)} characters: {line[:60]}..."
+        for number, cell in _cells(path)
+        if cell["cell_type"] == "markdown"
+        for language, block in FENCE.findall("".join(cell["source"]))
+        if language != "mermaid"  # drawn as a diagram, not shown as code
+        for line in block.splitlines()
         if len(line) > MAX_CODE_LINE
     ]
     assert not too_wide, (
