@@ -1,0 +1,48 @@
+"""The repo2docker image (binder/): same packages as environment.yml, Python pinned, course installed non-editably.
+
+The generated Dockerfile itself is checked in tests/peers/test_repo2docker.py (needs repo2docker).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGE_ONLY = {"nbgitpuller>=1.3"}  # pulls the learner distribution into each home on Zero to JupyterHub
+
+
+def packages(path: Path) -> tuple[set[str], set[str]]:
+    """(conda packages, pip requirements) of an environment file."""
+    conda, pip = set(), set()
+    for entry in yaml.safe_load(path.read_text())["dependencies"]:
+        if isinstance(entry, dict):
+            pip |= set(entry["pip"])
+        else:
+            conda.add(entry)
+    return conda, pip
+
+
+def test_image_environment_has_the_course_packages_and_nbgitpuller_and_no_local_install():
+    conda, pip = packages(ROOT / "environment.yml")
+    image_conda, image_pip = packages(ROOT / "binder" / "environment.yml")
+    assert image_conda == conda
+    assert image_pip == (pip - {"-e ."}) | IMAGE_ONLY
+    # A local requirement (-e . or .) makes repo2docker copy the whole repository before
+    # installing the environment: every notebook edit would then rebuild it.
+    assert not any(r.startswith(("-e", ".", "/")) for r in image_pip)
+
+
+def test_python_is_pinned_to_one_minor_version_in_both_environments():
+    for path in (ROOT / "environment.yml", ROOT / "binder" / "environment.yml"):
+        pins = [p for p in packages(path)[0] if p.split("=")[0].split(">")[0].strip() == "python"]
+        assert pins == ["python=3.11"], f"{path}: {pins}"
+
+
+def test_post_build_installs_the_course_non_editably_and_is_executable():
+    script = ROOT / "binder" / "postBuild"
+    text = script.read_text()
+    assert script.stat().st_mode & 0o111
+    assert "pip install --no-deps --no-cache-dir ." in text
+    assert " -e " not in text and "--editable" not in text
