@@ -23,6 +23,7 @@ from course_lib.hub import config as hub_config
 from course_lib.hub.collect import Limits, collect
 from course_lib.hub.content import exercise_ids, learner_files, seed_home
 from course_lib.hub.export import ExportError, export, nbgitpuller_link
+from course_lib.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = exercise_ids(ROOT)
@@ -107,6 +108,23 @@ def test_seeding_does_not_write_through_a_symlinked_folder(tmp_path):
     seed_home(ROOT, home)
     assert list(outside.iterdir()) == []
     assert (home / "exercises" / f"{EXERCISES[0]}.ipynb").is_file()
+
+
+def test_kernel_sockets_stay_short_even_for_deep_homes(tmp_path):
+    deep = tmp_path / ("a-long-folder-name" * 3) / "homes"
+    c = load(hub_config.write(settings(tmp_path, homes=deep)))
+    runtime = c.Spawner.environment["JUPYTER_RUNTIME_DIR"](SimpleNamespace(user=SimpleNamespace(name="learner-999")))
+    socket = f"{runtime}/kernel-54b3460b-786b-4235-9daf-bfa6f65acbe0-ipc-4"
+    assert len(socket.encode()) <= SOCKET_PATH_LIMIT
+    assert str(deep) not in runtime
+    assert stat.S_IMODE(os.stat(Path(runtime).parent).st_mode) == 0o700
+
+
+def test_kernel_runtime_folder_made_by_someone_else_is_refused(tmp_path):
+    (tmp_path / f"mcp-hub-{os.getuid()}").mkdir(mode=0o777)
+    os.chmod(tmp_path / f"mcp-hub-{os.getuid()}", 0o777)
+    with pytest.raises(RuntimeError, match="not a private folder"):
+        kernel_runtime_dir("learner-01", base=tmp_path)
 
 
 def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys):

@@ -96,6 +96,9 @@ def render(settings: HubSettings) -> str:
 import os
 from pathlib import Path
 
+from course_lib.hub.content import seed_home as copy_learner_files
+from course_lib.hub.runtime import kernel_runtime_dir
+
 HERE = Path(__file__).resolve().parent
 COURSE = Path({str(s.course)!r})  # homes are seeded with its notebooks/ and exercises/
 HOMES = {str(s.homes)!r}  # one folder per learner
@@ -123,6 +126,8 @@ c.SimpleLocalProcessSpawner.home_dir_template = HOMES + "/{{username}}"
 c.Spawner.cmd = [VENV_BIN + "/jupyterhub-singleuser"]
 # IPC sockets: TCP kernel ports collide when 30 kernels start at once.
 c.Spawner.args = ["--KernelManager.transport=ipc"]
+# ...whose socket paths must stay under 107 bytes: not in the homes, in a short private folder.
+c.Spawner.environment = {{"JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name)}}
 if os.geteuid() == 0:  # the single-user server refuses to run as root without it
     c.Spawner.args.append("--allow-root")
 # 30 servers starting at once on 2 cores take about a minute; the default 30 s fails them all.
@@ -133,8 +138,6 @@ c.Spawner.default_url = "/lab/tree/{FIRST_LESSON}"
 
 def seed_home(spawner):
     """Copy lessons and exercises (never solutions) into the learner's home; keep their work."""
-    from course_lib.hub.content import seed_home as copy_learner_files
-
     copy_learner_files(COURSE, Path(spawner.home_dir))
 
 
