@@ -46,3 +46,14 @@ def test_post_build_installs_the_course_non_editably_and_is_executable():
     assert script.stat().st_mode & 0o111
     assert "pip install --no-deps --no-cache-dir ." in text
     assert " -e " not in text and "--editable" not in text
+
+
+def test_zero_to_jupyterhub_example_pulls_the_export_opens_lesson_00_limits_memory_and_culls():
+    values = yaml.safe_load((ROOT / "hub" / "z2jh" / "config.yaml").read_text())
+    user = values["singleuser"]
+    command = user["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert command[0] == "gitpuller" and command[2] == "main"
+    assert user["defaultUrl"] == f"/lab/tree/{command[3]}/notebooks/00_start_here.ipynb"
+    assert "--KernelManager.transport=ipc" in user["cmd"]
+    assert user["memory"]["guarantee"] and user["memory"]["limit"]
+    assert values["cull"]["enabled"] is True and values["cull"]["timeout"] > 0
