@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -144,6 +145,8 @@ def main() -> int:
     print(f"memory under the hub:    peak {peak.peak:.0f} MB PSS, {extra_mb:.0f} MB above idle, {extra_mb / args.users:.0f} MB per learner")
     print(f"load average:            {load_before[0]:.2f} before, {load_after[0]:.2f} at the end (1 minute)")
     print(f"hub stopped; processes left: {sum(1 for pid in hub.stopped if Path(f'/proc/{pid}').exists())}")
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
     return 0
 
 
