@@ -20,9 +20,11 @@ from traitlets.config import Config
 
 from course_lib.__main__ import main
 from course_lib.hub import config as hub_config
+from course_lib.hub.api import HubAPI
 from course_lib.hub.collect import Limits, collect
 from course_lib.hub.content import exercise_ids, learner_files, seed_home
 from course_lib.hub.export import ExportError, export, nbgitpuller_link
+from course_lib.hub.prestart import prestart
 from course_lib.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +32,7 @@ EXERCISES = exercise_ids(ROOT)
 
 
 def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
-    values = dict(hub_dir=tmp_path / "hub", course=ROOT, homes=tmp_path / "homes", proxy="/opt/chp", users=5)
+    values = {"hub_dir": tmp_path / "hub", "course": ROOT, "homes": tmp_path / "homes", "proxy": "/opt/chp", "users": 5}
     return hub_config.HubSettings(**{**values, **changes})
 
 
@@ -38,7 +40,7 @@ def load(path: Path, euid: int = 1000) -> Config:
     """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
     c = Config()
     with mock.patch("os.geteuid", return_value=euid):
-        exec(compile(path.read_text(), str(path), "exec"), {"get_config": lambda: c, "__file__": str(path)})
+        exec(compile(path.read_text(), str(path), "exec"), {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our own generated file)
     return c
 
 
@@ -256,3 +258,51 @@ def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
         "repo=https%3A%2F%2Fgit.example.org%2Fcourse%2Fmcp-learners.git&branch=main"
         "&urlpath=lab%2Ftree%2Fmcp-learners%2Fnotebooks%2F00_start_here.ipynb"
     )
+
+
+# --- prestart -----------------------------------------------------------------------------------
+
+class FakeHub(HubAPI):
+    """The hub's REST API as prestart sees it: learner-02 fails to spawn, the others get ready."""
+
+    def __init__(self) -> None:
+        super().__init__("http://127.0.0.1:9", "token")
+        self.users: set[str] = {"learner-01"}
+        self.polls: dict[str, int] = {}
+
+    def call(self, method, path, body=None):
+        name = path.split("/")[2]
+        if method == "GET":
+            if name not in self.users:
+                return 404, None
+            self.polls[name] = self.polls.get(name, 0) + 1
+            ready = self.polls[name] > 2 and name != "learner-02"
+            pending = None if ready or (name == "learner-02" and self.polls[name] > 2) else "spawn"
+            return 200, {"name": name, "servers": {"": {"ready": ready, "pending": pending}}}
+        if path.endswith("/server"):
+            return 202, None
+        self.users.add(name)
+        return 201, {"name": name}
+
+
+def test_prestart_creates_users_starts_servers_and_reports_failures():
+    hub, lines = FakeHub(), []
+    report = prestart(hub, ["learner-01", "learner-02", "learner-03"], poll=0, progress=lines.append)
+    assert sorted(report.ready) == ["learner-01", "learner-03"]
+    assert report.failed == ["learner-02"] and report.waiting == []
+    assert hub.users == {"learner-01", "learner-02", "learner-03"}
+    assert lines[-1].startswith("[2/3 ready, 1 failed]")
+
+
+def test_prestart_without_a_hub_says_how_to_start_it(tmp_path, capsys):
+    (tmp_path / "api_token").write_text("x" * 64)
+    status = main(["hub", "prestart", "--users", "2", "--dir", str(tmp_path), "--hub-url", "http://127.0.0.1:9"])
+    assert status == 3
+    assert "no hub answers at http://127.0.0.1:9" in capsys.readouterr().err
+
+
+def test_hub_command_is_registered_with_its_four_steps(capsys):
+    with pytest.raises(SystemExit):
+        main(["hub", "--help"])
+    out = capsys.readouterr().out
+    assert all(step in out for step in ("config", "prestart", "collect", "export"))

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..safe_text import printable
 from .api import HubAPI, HubError
 from .collect import Limits, collect
-from .config import CONFIG_NAME, PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
+from .config import PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
 from .prestart import prestart

@@ -101,7 +101,7 @@ class RunningHub:
         self.process.wait()
         self.stopped = [group, *left]
 
-    def __enter__(self) -> RunningHub:
+    def __enter__(self) -> RunningHub:  # noqa: PYI034 (Python 3.10 has no typing.Self)
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
