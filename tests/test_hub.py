@@ -255,7 +255,7 @@ def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
     link = nbgitpuller_link("https://hub.example.org/", "https://git.example.org/course/mcp-learners.git")
     assert link == (
         "https://hub.example.org/hub/user-redirect/git-pull?"
-        "repo=https%3A%2F%2Fgit.example.org%2Fcourse%2Fmcp-learners.git&branch=main"
+        "repo=https%3A%2F%2Fgit.example.org%2Fcourse%2Fmcp-learners.git&branch=main&targetpath=mcp-learners"
         "&urlpath=lab%2Ftree%2Fmcp-learners%2Fnotebooks%2F00_start_here.ipynb"
     )
 

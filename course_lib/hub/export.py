@@ -79,9 +79,13 @@ def export(course: Path, dest: Path, *, git: bool = True) -> str | None:
 
 
 def nbgitpuller_link(hub_url: str, repo_url: str, branch: str = BRANCH) -> str:
-    """The link that pulls `repo_url` into a learner's home and opens lesson 00 in JupyterLab."""
+    """The link that pulls `repo_url` into ``~/<its name>`` and opens lesson 00 in JupyterLab.
+
+    The folder is given (``targetpath``): nbgitpuller's own default keeps a trailing ``.git``.
+    """
     folder = PurePosixPath(repo_url.rstrip("/")).name.removesuffix(".git")
     query = urlencode(
-        {"repo": repo_url, "branch": branch, "urlpath": f"lab/tree/{folder}/{FIRST_LESSON}"}, quote_via=quote
+        {"repo": repo_url, "branch": branch, "targetpath": folder, "urlpath": f"lab/tree/{folder}/{FIRST_LESSON}"},
+        quote_via=quote,
     )
     return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"

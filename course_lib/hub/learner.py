@@ -14,12 +14,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
-__all__ = ["NotebookRun", "put_notebook", "run_notebook"]
+__all__ = ["NotebookRun", "pull_distribution", "put_notebook", "run_notebook"]
 
 
 @dataclass
@@ -67,6 +67,19 @@ async def put_notebook(hub_url: str, learner: str, token: str, path: str, notebo
     await _Server(hub_url, learner, token).call(
         "PUT", f"/api/contents/{quote(path)}", {"type": "notebook", "format": "json", "content": notebook}
     )
+
+
+async def pull_distribution(hub_url: str, learner: str, token: str, repo_url: str, folder: str) -> list[dict[str, Any]]:
+    """What an nbgitpuller link does in the learner's browser: pull `repo_url` into ``~/folder``.
+
+    Returns nbgitpuller's progress events; the last one has ``phase`` ``finished`` or ``error``.
+    """
+    server = _Server(hub_url, learner, token)
+    query = urlencode({"repo": repo_url, "branch": "main", "targetpath": folder})
+    answer = await server.client.fetch(
+        HTTPRequest(f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120)
+    )
+    return [json.loads(line[5:]) for line in answer.body.decode().splitlines() if line.startswith("data:")]
 
 
 async def run_notebook(hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120) -> NotebookRun:

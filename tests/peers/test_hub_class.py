@@ -2,7 +2,8 @@
 
 The hub (JupyterHub from the course's `.[hub]` extra, configurable-http-proxy from npm as
 locked in hub/proxy) is configured by `python -m course_lib hub config`'s code, started, and
-every learner's server prestarted through the REST API. Each learner runs lesson 00 and
+every learner's server prestarted through the REST API. One learner pulls the learner
+distribution (`hub export`) as an nbgitpuller link does. Each learner runs lesson 00 and
 exercise 1 over the kernel protocol, three of them after saving a solved exercise; then the
 exercises are collected from the homes and graded with `python -m course_lib grade`, and
 every process the hub started is checked to be gone.
@@ -62,7 +63,8 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     from course_lib.hub.collect import collect
     from course_lib.hub.config import learner_names
     from course_lib.hub.content import exercise_ids
-    from course_lib.hub.learner import put_notebook, run_notebook
+    from course_lib.hub.export import export
+    from course_lib.hub.learner import pull_distribution, put_notebook, run_notebook
     from course_lib.hub.prestart import prestart
     from course_lib.hub.process import RunningHub
 
@@ -70,7 +72,13 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     solved = json.loads((ROOT / "solutions" / f"{EXERCISE}.ipynb").read_text())
     exercise_path = f"exercises/{EXERCISE}.ipynb"
 
+    distribution = tmp_path / "mcp-learners"
+    export(ROOT, distribution)
+
     async def class_work(url: str, token: str):
+        # One learner clicks the nbgitpuller link to the learner distribution.
+        pulled = await pull_distribution(url, names[-1], token, distribution.as_uri(), "mcp-learners")
+        assert pulled and pulled[-1].get("phase") == "finished", pulled
         lessons = await asyncio.gather(*(run_notebook(url, n, token, "notebooks/00_start_here.ipynb") for n in names))
         for name in names[:SOLVED]:
             await put_notebook(url, name, token, exercise_path, solved)
@@ -89,6 +97,8 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
         assert run.cells > 0 and run.errors == [], f"{run.learner} {run.path}: {run.errors}"
     home = settings.resolved().homes / names[0]
     assert not (home / "solutions").exists()
+    pulled = settings.resolved().homes / names[-1] / "mcp-learners"
+    assert (pulled / "notebooks" / "00_start_here.ipynb").is_file() and not (pulled / "solutions").exists()
 
     submissions = tmp_path / "submissions"
     report = collect(settings.resolved().homes, submissions, exercise_ids(ROOT))
