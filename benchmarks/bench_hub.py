@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import threading
@@ -35,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from course_lib.hub.config import HubSettings, learner_names, write  # noqa: E402
 from course_lib.hub.learner import run_notebook  # noqa: E402
 from course_lib.hub.prestart import prestart  # noqa: E402
-from course_lib.hub.process import RunningHub, descendants  # noqa: E402
+from course_lib.hub.process import RunningHub, descendants, free_port  # noqa: E402
 from course_lib.hub.requirements import find_proxy, missing  # noqa: E402
 
 LESSON = "notebooks/00_start_here.ipynb"
@@ -79,12 +78,6 @@ class PeakMemory(threading.Thread):
             time.sleep(0.5)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def everyone_runs_lesson_00(url: str, token: str, names: list[str]):
     return await asyncio.gather(*(run_notebook(url, name, token, LESSON) for name in names))
 
@@ -92,8 +85,12 @@ async def everyone_runs_lesson_00(url: str, token: str, names: list[str]):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, default=30)
-    parser.add_argument("--proxy", help="configurable-http-proxy (default: hub/proxy's npm install, or PATH)")
-    parser.add_argument("--keep", type=Path, help="keep the hub folder and homes here (default: a temporary folder)")
+    parser.add_argument(
+        "--proxy", help="configurable-http-proxy (default: hub/proxy's npm install, or PATH)"
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="keep the hub folder and homes here (default: a temporary folder)"
+    )
     args = parser.parse_args()
 
     proxy = find_proxy(ROOT, args.proxy)
@@ -104,12 +101,22 @@ def main() -> int:
         return 3
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench-hub-"))
     settings = HubSettings(
-        hub_dir=base / "hub", course=ROOT, homes=base / "homes", proxy=str(proxy), port=free_port(), users=args.users
+        hub_dir=base / "hub",
+        course=ROOT,
+        homes=base / "homes",
+        proxy=str(proxy),
+        port=free_port(),
+        hub_port=free_port(),
+        proxy_api_port=free_port(),
+        users=args.users,
     )
     write(settings)
     names = learner_names(settings.prefix, args.users)
     load_before = os.getloadavg()
-    print(f"{args.users} learners, {os.cpu_count()} cores, load average {load_before[0]:.2f} before start; hub in {base}")
+    print(
+        f"{args.users} learners, {os.cpu_count()} cores, load average {load_before[0]:.2f} "
+        f"before start; hub in {base}"
+    )
     with RunningHub(settings) as hub:
         assert hub.process is not None
         time.sleep(2)
@@ -119,7 +126,9 @@ def main() -> int:
         peak.start()
         client_cpu = time.process_time()
         started = time.monotonic()
-        up = prestart(hub.api, names, timeout=300, progress=lambda line: print(f"  {line}", flush=True))
+        up = prestart(
+            hub.api, names, timeout=300, progress=lambda line: print(f"  {line}", flush=True)
+        )
         servers_up = time.monotonic() - started
         runs = asyncio.run(everyone_runs_lesson_00(settings.url, hub.api.token, up.ready))
         all_done = time.monotonic() - started
@@ -134,17 +143,35 @@ def main() -> int:
     extra_mb = peak.peak - idle_mb
     print(f"servers up:              {len(up.ready)}/{args.users} in {servers_up:.1f} s")
     if lesson_seconds:
-        print(f"lesson 00 per learner:   {lesson_seconds[0]:.1f}-{lesson_seconds[-1]:.1f} s (all at once)")
-    print(f"all through lesson 00:   {all_done:.1f} s (target <= {TARGET_SECONDS} s: {'met' if all_done <= TARGET_SECONDS and not failures else 'NOT met'})")
+        print(
+            f"lesson 00 per learner:   {lesson_seconds[0]:.1f}-{lesson_seconds[-1]:.1f} s (all "
+            "at once)"
+        )
+    print(
+        f"all through lesson 00:   {all_done:.1f} s (target <= {TARGET_SECONDS} s: "
+        f"{'met' if all_done <= TARGET_SECONDS and not failures else 'NOT met'})"
+    )
     print(f"failures:                {failures}")
     for run in runs:
         for error in run.errors:
             print(f"  {run.learner}: {error}")
-    print(f"CPU under the hub:       {used_cpu:.0f} CPU-s, {used_cpu / args.users:.1f} CPU-s per learner "
-          f"(+ {client_cpu:.0f} CPU-s in this simulated browser)")
-    print(f"memory under the hub:    peak {peak.peak:.0f} MB PSS, {extra_mb:.0f} MB above idle, {extra_mb / args.users:.0f} MB per learner")
-    print(f"load average:            {load_before[0]:.2f} before, {load_after[0]:.2f} at the end (1 minute)")
-    print(f"hub stopped; processes left: {sum(1 for pid in hub.stopped if Path(f'/proc/{pid}').exists())}")
+    print(
+        f"CPU under the hub:       {used_cpu:.0f} CPU-s, {used_cpu / args.users:.1f} CPU-s per "
+        "learner "
+        f"(+ {client_cpu:.0f} CPU-s in this simulated browser)"
+    )
+    print(
+        f"memory under the hub:    peak {peak.peak:.0f} MB PSS, {extra_mb:.0f} MB above idle, "
+        f"{extra_mb / args.users:.0f} MB per learner"
+    )
+    print(
+        f"load average:            {load_before[0]:.2f} before, {load_after[0]:.2f} at the end "
+        "(1 minute)"
+    )
+    print(
+        "hub stopped; processes left: "
+        f"{sum(1 for pid in hub.stopped if Path(f'/proc/{pid}').exists())}"
+    )
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return 0

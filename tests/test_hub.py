@@ -1,4 +1,4 @@
-"""`python -m course_lib hub`: the generated jupyterhub_config.py, collecting from hostile homes, the export.
+"""`python -m course_lib hub`: the generated config, collecting from hostile homes, the export.
 
 No JupyterHub, network or Node.js needed: the config is executed with traitlets' Config (what
 JupyterHub gives it); the hub itself runs in tests/peers/test_hub_class.py.
@@ -32,7 +32,13 @@ EXERCISES = exercise_ids(ROOT)
 
 
 def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
-    values = {"hub_dir": tmp_path / "hub", "course": ROOT, "homes": tmp_path / "homes", "proxy": "/opt/chp", "users": 5}
+    values = {
+        "hub_dir": tmp_path / "hub",
+        "course": ROOT,
+        "homes": tmp_path / "homes",
+        "proxy": "/opt/chp",
+        "users": 5,
+    }
     return hub_config.HubSettings(**{**values, **changes})
 
 
@@ -40,11 +46,13 @@ def load(path: Path, euid: int = 1000) -> Config:
     """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
     c = Config()
     with mock.patch("os.geteuid", return_value=euid):
-        exec(compile(path.read_text(), str(path), "exec"), {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our own generated file)
+        code = compile(path.read_text(), str(path), "exec")
+        exec(code, {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our generated file)
     return c
 
 
 # --- config -------------------------------------------------------------------------------------
+
 
 def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     c = load(hub_config.write(settings(tmp_path)))
@@ -59,6 +67,12 @@ def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     assert c.ConfigurableHTTPProxy.command == ["/opt/chp"]
     assert c.Authenticator.allowed_users == {f"learner-0{i}" for i in range(1, 6)}
     assert c.JupyterHub.db_url == f"sqlite:///{tmp_path / 'hub' / 'jupyterhub.sqlite'}"
+
+
+def test_a_second_hub_on_the_machine_gets_its_own_ports(tmp_path):
+    c = load(hub_config.write(settings(tmp_path, port=9000, hub_port=9081, proxy_api_port=9001)))
+    assert (c.JupyterHub.port, c.JupyterHub.hub_port) == (9000, 9081)
+    assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9001"
 
 
 def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
@@ -83,7 +97,7 @@ def test_secrets_are_private_long_enough_and_kept_when_config_is_rewritten(tmp_p
 
 
 def test_paths_with_quotes_survive_into_the_config(tmp_path):
-    odd = tmp_path / "it's \"here\""
+    odd = tmp_path / 'it\'s "here"'
     c = load(hub_config.write(settings(tmp_path, homes=odd)))
     assert c.SimpleLocalProcessSpawner.home_dir_template == f"{odd}/{{username}}"
 
@@ -98,7 +112,9 @@ def test_pre_spawn_hook_seeds_lessons_and_exercises_never_solutions_and_keeps_wo
     assert got == learner_files(ROOT)
     assert not any("solutions" in p.parts for p in got)
     assert (home / "exercises" / f"{EXERCISES[0]}.ipynb").read_text() == "my work"
-    assert (home / "notebooks" / "00_start_here.ipynb").read_bytes() == (ROOT / "notebooks/00_start_here.ipynb").read_bytes()
+    assert (home / "notebooks" / "00_start_here.ipynb").read_bytes() == (
+        ROOT / "notebooks/00_start_here.ipynb"
+    ).read_bytes()
 
 
 def test_seeding_does_not_write_through_a_symlinked_folder(tmp_path):
@@ -115,7 +131,9 @@ def test_seeding_does_not_write_through_a_symlinked_folder(tmp_path):
 def test_kernel_sockets_stay_short_even_for_deep_homes(tmp_path):
     deep = tmp_path / ("a-long-folder-name" * 3) / "homes"
     c = load(hub_config.write(settings(tmp_path, homes=deep)))
-    runtime = c.Spawner.environment["JUPYTER_RUNTIME_DIR"](SimpleNamespace(user=SimpleNamespace(name="learner-999")))
+    runtime = c.Spawner.environment["JUPYTER_RUNTIME_DIR"](
+        SimpleNamespace(user=SimpleNamespace(name="learner-999"))
+    )
     socket = f"{runtime}/kernel-54b3460b-786b-4235-9daf-bfa6f65acbe0-ipc-4"
     assert len(socket.encode()) <= SOCKET_PATH_LIMIT
     assert str(deep) not in runtime
@@ -130,7 +148,18 @@ def test_kernel_runtime_folder_made_by_someone_else_is_refused(tmp_path):
 
 
 def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys):
-    status = main(["hub", "config", "--dir", str(tmp_path / "hub"), "--prefix", "Bad Name", "--proxy", "/bin/true"])
+    status = main(
+        [
+            "hub",
+            "config",
+            "--dir",
+            str(tmp_path / "hub"),
+            "--prefix",
+            "Bad Name",
+            "--proxy",
+            "/bin/true",
+        ]
+    )
     assert status == 2
     assert "prefix" in capsys.readouterr().err
     assert not (tmp_path / "hub").exists()
@@ -139,7 +168,9 @@ def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys)
 def test_config_command_says_what_is_missing(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("course_lib.hub.cli.find_proxy", lambda course, given=None: None)
     monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
-    status = main(["hub", "config", "--dir", str(tmp_path / "hub"), "--homes", str(tmp_path / "homes")])
+    status = main(
+        ["hub", "config", "--dir", str(tmp_path / "hub"), "--homes", str(tmp_path / "homes")]
+    )
     err = capsys.readouterr().err
     assert status == 3
     assert "JupyterHub is missing" in err and '[hub]"' in err
@@ -148,8 +179,11 @@ def test_config_command_says_what_is_missing(tmp_path, capsys, monkeypatch):
 
 # --- collect ------------------------------------------------------------------------------------
 
+
 def notebook(text: str = "x") -> bytes:
-    return json.dumps({"cells": [], "metadata": {"text": text}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    return json.dumps(
+        {"cells": [], "metadata": {"text": text}, "nbformat": 4, "nbformat_minor": 5}
+    ).encode()
 
 
 def home(homes: Path, name: str) -> Path:
@@ -174,8 +208,14 @@ def test_collect_copies_exactly_the_exercise_notebooks_into_the_graders_layout(t
     assert (out / "learner-02").is_dir()  # no work handed in still gets a gradebook row
     assert (out / "learner-01" / f"{EXERCISES[1]}.ipynb").read_bytes() == notebook(EXERCISES[1])
     reasons = [str(s) for s in report.skipped]
-    assert f"skipped learner-01/exercises/{EXERCISES[0]}-Copy1.ipynb: not an exercise's name (rename it to hand it in)" in reasons
-    assert f"skipped learner-02/exercises/{EXERCISES[0]}.ipynb: not handed in (no such file)" in reasons
+    assert (
+        f"skipped learner-01/exercises/{EXERCISES[0]}-Copy1.ipynb: not an exercise's name "
+        "(rename it to hand it in)" in reasons
+    )
+    assert (
+        f"skipped learner-02/exercises/{EXERCISES[0]}.ipynb: not handed in (no such file)"
+        in reasons
+    )
 
 
 def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
@@ -221,7 +261,17 @@ def test_collect_escapes_odd_names_and_never_writes_outside_out(tmp_path, capsys
 
 def test_collect_refuses_an_exercises_dir_that_leaves_the_home(tmp_path, capsys):
     (tmp_path / "homes").mkdir()
-    status = main(["hub", "collect", str(tmp_path / "homes"), "--exercises-dir", "../..", "--course", str(ROOT)])
+    status = main(
+        [
+            "hub",
+            "collect",
+            str(tmp_path / "homes"),
+            "--exercises-dir",
+            "../..",
+            "--course",
+            str(ROOT),
+        ]
+    )
     assert status == 2
     assert "must be a path inside each home" in capsys.readouterr().err
 
@@ -233,13 +283,20 @@ def test_collect_from_a_missing_folder_says_so(tmp_path, capsys):
 
 # --- export -------------------------------------------------------------------------------------
 
+
 def test_export_is_a_git_repository_without_solutions(tmp_path):
     dest = tmp_path / "learners"
     commit = export(ROOT, dest)
-    tracked = subprocess.run(["git", "ls-files"], cwd=dest, capture_output=True, text=True, check=True).stdout.split()
-    assert sorted(tracked) == sorted([".course-export", "README.md", *(p.as_posix() for p in learner_files(ROOT))])
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=dest, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert sorted(tracked) == sorted(
+        [".course-export", "README.md", *(p.as_posix() for p in learner_files(ROOT))]
+    )
     assert not any(name.startswith("solutions") for name in tracked)
-    assert (dest / "exercises" / f"{EXERCISES[0]}.ipynb").read_bytes() == (ROOT / "exercises" / f"{EXERCISES[0]}.ipynb").read_bytes()
+    assert (dest / "exercises" / f"{EXERCISES[0]}.ipynb").read_bytes() == (
+        ROOT / "exercises" / f"{EXERCISES[0]}.ipynb"
+    ).read_bytes()
     assert export(ROOT, dest) == commit  # nothing changed: no empty commit
 
 
@@ -252,7 +309,9 @@ def test_export_refuses_a_folder_that_is_not_an_earlier_export(tmp_path):
 
 
 def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
-    link = nbgitpuller_link("https://hub.example.org/", "https://git.example.org/course/mcp-learners.git")
+    link = nbgitpuller_link(
+        "https://hub.example.org/", "https://git.example.org/course/mcp-learners.git"
+    )
     assert link == (
         "https://hub.example.org/hub/user-redirect/git-pull?"
         "repo=https%3A%2F%2Fgit.example.org%2Fcourse%2Fmcp-learners.git&branch=main&targetpath=mcp-learners"
@@ -261,6 +320,7 @@ def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
 
 
 # --- prestart -----------------------------------------------------------------------------------
+
 
 class FakeHub(HubAPI):
     """The hub's REST API as prestart sees it: learner-02 fails to spawn, the others get ready."""
@@ -287,7 +347,9 @@ class FakeHub(HubAPI):
 
 def test_prestart_creates_users_starts_servers_and_reports_failures():
     hub, lines = FakeHub(), []
-    report = prestart(hub, ["learner-01", "learner-02", "learner-03"], poll=0, progress=lines.append)
+    report = prestart(
+        hub, ["learner-01", "learner-02", "learner-03"], poll=0, progress=lines.append
+    )
     assert sorted(report.ready) == ["learner-01", "learner-03"]
     assert report.failed == ["learner-02"] and report.waiting == []
     assert hub.users == {"learner-01", "learner-02", "learner-03"}
@@ -296,7 +358,18 @@ def test_prestart_creates_users_starts_servers_and_reports_failures():
 
 def test_prestart_without_a_hub_says_how_to_start_it(tmp_path, capsys):
     (tmp_path / "api_token").write_text("x" * 64)
-    status = main(["hub", "prestart", "--users", "2", "--dir", str(tmp_path), "--hub-url", "http://127.0.0.1:9"])
+    status = main(
+        [
+            "hub",
+            "prestart",
+            "--users",
+            "2",
+            "--dir",
+            str(tmp_path),
+            "--hub-url",
+            "http://127.0.0.1:9",
+        ]
+    )
     assert status == 3
     assert "no hub answers at http://127.0.0.1:9" in capsys.readouterr().err
 

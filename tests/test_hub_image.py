@@ -1,4 +1,4 @@
-"""The repo2docker image (binder/): same packages as environment.yml, Python pinned, course installed non-editably.
+"""The repo2docker image (binder/): environment.yml's packages, Python pinned, no editable install.
 
 The generated Dockerfile itself is checked in tests/peers/test_repo2docker.py (needs repo2docker).
 """
@@ -10,7 +10,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-IMAGE_ONLY = {"nbgitpuller>=1.3"}  # pulls the learner distribution into each home on Zero to JupyterHub
+IMAGE_ONLY = {
+    "nbgitpuller>=1.3"
+}  # pulls the learner distribution into each home on Zero to JupyterHub
 
 
 def packages(path: Path) -> tuple[set[str], set[str]]:

@@ -34,10 +34,12 @@ class HubAPI:
         self.url, self.token, self.timeout = url.rstrip("/"), token, timeout
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """One request; return (status, decoded JSON or None). 4xx answers are returned, not raised."""
+        """One request; return (status, decoded JSON or None). 4xx answers are returned."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
-            f"{self.url}/hub/api{path}", data=data, method=method,
+            f"{self.url}/hub/api{path}",
+            data=data,
+            method=method,
             headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
         try:
@@ -47,8 +49,10 @@ class HubAPI:
         except urllib.error.HTTPError as error:
             if error.code in (401, 403):
                 raise HubError(
-                    f"the hub refused the API token ({error.code}): use the api_token file from the hub folder "
-                    "that `hub config` wrote, with the hub started from that folder's jupyterhub_config.py"
+                    f"the hub refused the API token ({error.code}): use the api_token file from "
+                    "the hub folder "
+                    "that `hub config` wrote, with the hub started from that folder's "
+                    "jupyterhub_config.py"
                 ) from None
             if 400 <= error.code < 500:
                 raw = error.read(100_000)
@@ -56,11 +60,15 @@ class HubAPI:
                     return error.code, json.loads(raw)
                 except ValueError:
                     return error.code, None
-            raise HubError(f"the hub answered {error.code} to {method} {path}: {printable(str(error.reason), limit=200)}") from None
+            raise HubError(
+                f"the hub answered {error.code} to {method} {path}: "
+                f"{printable(str(error.reason), limit=200)}"
+            ) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise HubError(
-                f"no hub answers at {self.url} ({printable(str(reason), limit=200)}): start it with "
+                f"no hub answers at {self.url} ({printable(str(reason), limit=200)}): start it "
+                "with "
                 "jupyterhub -f HUB_DIR/jupyterhub_config.py, or give its address with --hub-url"
             ) from None
 
@@ -69,13 +77,19 @@ class HubAPI:
         if status == 404:
             status, answer = self.call("POST", f"/users/{quote(name)}")
             if status not in (200, 201, 409):
-                raise HubError(f"the hub would not create user {name} ({status}): {printable(str(answer), limit=300)}")
+                raise HubError(
+                    f"the hub would not create user {name} ({status}): "
+                    f"{printable(str(answer), limit=300)}"
+                )
 
     def start(self, name: str) -> int:
-        """Ask for `name`'s server; return the status (201 started, 202 starting, 400 already running)."""
+        """Ask for `name`'s server; return the status (201 up, 202 starting, 400 already running)."""
         status, answer = self.call("POST", f"/users/{quote(name)}/server")
         if status not in (201, 202, 400):
-            raise HubError(f"the hub would not start {name}'s server ({status}): {printable(str(answer), limit=300)}")
+            raise HubError(
+                f"the hub would not start {name}'s server ({status}): "
+                f"{printable(str(answer), limit=300)}"
+            )
         return status
 
     def stop(self, name: str) -> None:
@@ -86,4 +100,6 @@ class HubAPI:
         if status == 404 or not isinstance(user, dict):
             return ServerState(False, False, None)
         server = (user.get("servers") or {}).get("", {})
-        return ServerState(True, bool(server.get("ready")), server.get("pending") or user.get("pending"))
+        return ServerState(
+            True, bool(server.get("ready")), server.get("pending") or user.get("pending")
+        )

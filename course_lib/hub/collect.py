@@ -87,7 +87,9 @@ def _read_notebook(name: str, dir_fd: int, limits: Limits) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise _Refused("not a regular file")
     if info.st_size > limits.max_bytes:
-        raise _Refused(f"{info.st_size} bytes, over the {limits.max_bytes}-byte limit for a notebook")
+        raise _Refused(
+            f"{info.st_size} bytes, over the {limits.max_bytes}-byte limit for a notebook"
+        )
     # O_NONBLOCK: if the file was swapped for a FIFO since the stat, opening it does not hang.
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
@@ -119,11 +121,19 @@ def _listing(dir_fd: int, limits: Limits) -> list[str]:
 
 
 def _collect_learner(
-    home_fd: int, learner: str, parts: tuple[str, ...], exercises: list[str], out: Path, limits: Limits, report: Collected
+    home_fd: int,
+    learner: str,
+    parts: tuple[str, ...],
+    exercises: list[str],
+    out: Path,
+    limits: Limits,
+    report: Collected,
 ) -> None:
     where = printable(learner)
     target = out / learner
-    target.mkdir(parents=True, exist_ok=True)  # the grader gives every learner a row, even with nothing handed in
+    target.mkdir(
+        parents=True, exist_ok=True
+    )  # the grader gives every learner a row, even with nothing handed in
     fds: list[int] = []
     try:
         fd = home_fd
@@ -134,12 +144,21 @@ def _collect_learner(
         wanted = {f"{exercise}.ipynb" for exercise in exercises}
         present = _listing(fd, limits)
         if len(present) > limits.max_entries:
-            report.skipped.append(Skipped(where, f"more than {limits.max_entries} entries; only the exercise names were looked up"))
+            report.skipped.append(
+                Skipped(
+                    where,
+                    f"more than {limits.max_entries} entries; only the exercise names were "
+                    "looked up",
+                )
+            )
         else:
             for name in present:
                 if name not in wanted and name.endswith(".ipynb"):
                     report.skipped.append(
-                        Skipped(f"{where}/{printable(name, limit=120)}", "not an exercise's name (rename it to hand it in)")
+                        Skipped(
+                            f"{where}/{printable(name, limit=120)}",
+                            "not an exercise's name (rename it to hand it in)",
+                        )
                     )
         for exercise in exercises:
             name = f"{exercise}.ipynb"
@@ -158,7 +177,12 @@ def _collect_learner(
 
 
 def collect(
-    homes: Path, out: Path, exercises: list[str], *, folder: str = "exercises", limits: Limits = Limits()
+    homes: Path,
+    out: Path,
+    exercises: list[str],
+    *,
+    folder: str = "exercises",
+    limits: Limits = Limits(),
 ) -> Collected:
     """Copy each learner's exercise notebooks from `homes` into `out`; report what was skipped.
 
@@ -169,24 +193,37 @@ def collect(
         ValueError: `homes` is not a folder, or `folder` leaves the home.
     """
     relative = PurePosixPath(folder)
-    if relative.is_absolute() or not relative.parts or any(p in ("..", ".") for p in relative.parts):
-        raise ValueError(f"--exercises-dir {printable(folder)!r} must be a path inside each home, like exercises")
+    if (
+        relative.is_absolute()
+        or not relative.parts
+        or any(p in ("..", ".") for p in relative.parts)
+    ):
+        raise ValueError(
+            f"--exercises-dir {printable(folder)!r} must be a path inside each home, like exercises"
+        )
     try:
         homes_fd = os.open(homes, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        raise ValueError(f"{printable(str(homes))} is not a folder: give the folder that holds the learners' homes") from None
+        raise ValueError(
+            f"{printable(str(homes))} is not a folder: give the folder that holds the learners' "
+            "homes"
+        ) from None
     report = Collected()
     try:
         names = _listing(homes_fd, limits)
         for count, learner in enumerate(names):
             shown = printable(learner, limit=80)
             if count >= limits.max_learners:
-                report.skipped.append(Skipped(shown, f"more than {limits.max_learners} homes; the rest were not read"))
+                report.skipped.append(
+                    Skipped(shown, f"more than {limits.max_learners} homes; the rest were not read")
+                )
                 break
             if learner.startswith("."):
                 continue
             if not _LEARNER.fullmatch(learner):
-                report.skipped.append(Skipped(shown, "not a learner's name (letters, digits, '.', '_', '@', '-')"))
+                report.skipped.append(
+                    Skipped(shown, "not a learner's name (letters, digits, '.', '_', '@', '-')")
+                )
                 continue
             try:
                 home_fd = _open_dir(learner, homes_fd)
@@ -194,7 +231,9 @@ def collect(
                 report.skipped.append(Skipped(shown, str(why)))
                 continue
             try:
-                _collect_learner(home_fd, learner, relative.parts, exercises, Path(out), limits, report)
+                _collect_learner(
+                    home_fd, learner, relative.parts, exercises, Path(out), limits, report
+                )
             finally:
                 os.close(home_fd)
     finally:

@@ -38,7 +38,8 @@ def learner_names(prefix: str, count: int) -> list[str]:
     """The learners' user names: ``learner-01`` ... (two digits at least, so they sort)."""
     if not _PREFIX.fullmatch(prefix):
         raise ValueError(
-            f"user name prefix {prefix!r}: use a lower-case letter, then lower-case letters, digits, '-' or '_'"
+            f"user name prefix {prefix!r}: use a lower-case letter, then lower-case letters, "
+            "digits, '-' or '_'"
         )
     if not 1 <= count <= 999:
         raise ValueError(f"number of learners must be between 1 and 999, not {count}")
@@ -59,6 +60,8 @@ class HubSettings:
     port: int = 8000
     users: int = 30
     prefix: str = "learner-"
+    hub_port: int = 8081  # the hub's own port, on 127.0.0.1 (JupyterHub's default)
+    proxy_api_port: int = 8001  # the proxy's control port, on 127.0.0.1 (JupyterHub's default)
 
     def resolved(self) -> HubSettings:
         return HubSettings(
@@ -71,6 +74,8 @@ class HubSettings:
             port=self.port,
             users=self.users,
             prefix=self.prefix,
+            hub_port=self.hub_port,
+            proxy_api_port=self.proxy_api_port,
         )
 
     @property
@@ -80,7 +85,7 @@ class HubSettings:
 
 
 def render(settings: HubSettings) -> str:
-    """The text of ``jupyterhub_config.py`` for `settings` (secrets are read from files beside it)."""
+    """The text of ``jupyterhub_config.py`` for `settings` (secrets are read from files)."""
     s = settings.resolved()
     names = learner_names(s.prefix, s.users)
     written = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -110,6 +115,9 @@ c = get_config()  # noqa: F821 (JupyterHub provides get_config)
 # Where learners connect; the hub's own state stays beside this file.
 c.JupyterHub.ip = {s.ip!r}
 c.JupyterHub.port = {s.port!r}
+# Internal ports on 127.0.0.1: change them to run a second hub on this machine.
+c.JupyterHub.hub_port = {s.hub_port!r}
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{s.proxy_api_port}"
 c.JupyterHub.db_url = "sqlite:///" + str(HERE / "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = str(HERE / "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.command = [{s.proxy!r}]
@@ -127,7 +135,9 @@ c.Spawner.cmd = [VENV_BIN + "/jupyterhub-singleuser"]
 # IPC sockets: TCP kernel ports collide when 30 kernels start at once.
 c.Spawner.args = ["--KernelManager.transport=ipc"]
 # ...whose socket paths must stay under 107 bytes: not in the homes, in a short private folder.
-c.Spawner.environment = {{"JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name)}}
+c.Spawner.environment = {{
+    "JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name),
+}}
 if os.geteuid() == 0:  # the single-user server refuses to run as root without it
     c.Spawner.args.append("--allow-root")
 # 30 servers starting at once on 2 cores take about a minute; the default 30 s fails them all.
@@ -158,7 +168,7 @@ c.JupyterHub.load_roles = [
 
 
 def _secret_file(path: Path, value: str) -> bool:
-    """Write `value` to `path` readable by its owner only, unless the file exists; True if written."""
+    """Write `value` to `path`, readable by its owner only, unless it exists; True if written."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -169,7 +179,7 @@ def _secret_file(path: Path, value: str) -> bool:
 
 
 def write(settings: HubSettings) -> Path:
-    """Write the config into ``settings.hub_dir`` with its secrets (kept if present); return its path."""
+    """Write the config and its secrets (kept if present) into ``settings.hub_dir``; its path."""
     s = settings.resolved()
     s.hub_dir.mkdir(parents=True, exist_ok=True)
     _secret_file(s.hub_dir / PASSWORD_NAME, secrets.token_urlsafe(9))

@@ -10,7 +10,14 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["LEARNER_FOLDERS", "CourseNotFound", "course_root", "exercise_ids", "learner_files", "seed_home"]
+__all__ = [
+    "LEARNER_FOLDERS",
+    "CourseNotFound",
+    "course_root",
+    "exercise_ids",
+    "learner_files",
+    "seed_home",
+]
 
 LEARNER_FOLDERS = ("notebooks", "exercises")
 """Folders a learner receives, relative to the course root. `solutions/` is never among them."""
@@ -27,7 +34,7 @@ def _is_course(folder: Path) -> bool:
 
 
 def course_root(given: Path | None = None) -> Path:
-    """The course checkout: `given`, else $COURSE_ROOT, else the checkout this package runs from, else the cwd.
+    """The course checkout: `given`, $COURSE_ROOT, the checkout this package runs from, or the cwd.
 
     Raises:
         CourseNotFound: the folder chosen holds no notebooks/ and exercises/.
@@ -52,7 +59,7 @@ def course_root(given: Path | None = None) -> Path:
 
 
 def learner_files(root: Path) -> list[Path]:
-    """Every file a learner receives, relative to `root`, sorted: the notebooks of `LEARNER_FOLDERS`."""
+    """Every file a learner receives, relative to `root`, sorted (`LEARNER_FOLDERS`' notebooks)."""
     return sorted(
         path.relative_to(root)
         for folder in LEARNER_FOLDERS

@@ -35,7 +35,11 @@ class ExportError(ValueError):
 def _git(dest: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-c", "user.name=Course export", "-c", "user.email=course-export@localhost", *args],
-        cwd=dest, capture_output=True, text=True, check=False, timeout=60,
+        cwd=dest,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
     )
     if done.returncode != 0:
         raise ExportError(f"git {' '.join(args)} failed in {dest}: {done.stderr.strip()[-500:]}")
@@ -43,7 +47,7 @@ def _git(dest: Path, *args: str) -> str:
 
 
 def export(course: Path, dest: Path, *, git: bool = True) -> str | None:
-    """Write the learner files of `course` into `dest` and commit them; return the commit (None without git).
+    """Write `course`'s learner files into `dest` and commit them; the commit (None without git).
 
     `dest` must be new, empty, or an earlier export (it holds the ``.course-export`` marker);
     an earlier export's notebooks are replaced, so a lesson deleted from the course goes too.
@@ -54,7 +58,8 @@ def export(course: Path, dest: Path, *, git: bool = True) -> str | None:
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()) and not (dest / MARKER).is_file():
         raise ExportError(
-            f"{dest} is not empty and is not an earlier export (no {MARKER} in it): choose a new folder"
+            f"{dest} is not empty and is not an earlier export (no {MARKER} in it): choose a "
+            "new folder"
         )
     if dest.resolve() == course.resolve() or course.resolve() in dest.resolve().parents:
         raise ExportError(f"{dest} is inside the course checkout: export to a folder outside it")
@@ -65,16 +70,26 @@ def export(course: Path, dest: Path, *, git: bool = True) -> str | None:
         (dest / relative.parent).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(course / relative, dest / relative)
     (dest / "README.md").write_text(_README)
-    (dest / MARKER).write_text("exported by `python -m course_lib hub export`; replaced by the next export\n")
+    (dest / MARKER).write_text(
+        "exported by `python -m course_lib hub export`; replaced by the next export\n"
+    )
     if not git:
         return None
     if shutil.which("git") is None:
-        raise ExportError("git is not installed: install it (Debian: apt-get install git), or pass --no-git")
+        raise ExportError(
+            "git is not installed: install it (Debian: apt-get install git), or pass --no-git"
+        )
     if not (dest / ".git").exists():
         _git(dest, "init", "--quiet", "--initial-branch", BRANCH)
     _git(dest, "add", "--all")
     if _git(dest, "status", "--porcelain"):
-        _git(dest, "commit", "--quiet", "-m", "Course content for learners (lessons and exercises, no solutions)")
+        _git(
+            dest,
+            "commit",
+            "--quiet",
+            "-m",
+            "Course content for learners (lessons and exercises, no solutions)",
+        )
     return _git(dest, "rev-parse", "HEAD")
 
 
@@ -85,7 +100,12 @@ def nbgitpuller_link(hub_url: str, repo_url: str, branch: str = BRANCH) -> str:
     """
     folder = PurePosixPath(repo_url.rstrip("/")).name.removesuffix(".git")
     query = urlencode(
-        {"repo": repo_url, "branch": branch, "targetpath": folder, "urlpath": f"lab/tree/{folder}/{FIRST_LESSON}"},
+        {
+            "repo": repo_url,
+            "branch": branch,
+            "targetpath": folder,
+            "urlpath": f"lab/tree/{folder}/{FIRST_LESSON}",
+        },
         quote_via=quote,
     )
     return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"

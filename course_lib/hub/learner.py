@@ -40,7 +40,10 @@ class _Server:
     async def call(self, method: str, path: str, body: Any = None, timeout: float = 120) -> Any:
         answer = await self.client.fetch(
             HTTPRequest(
-                self.base + path, method=method, headers=self.headers, request_timeout=timeout,
+                self.base + path,
+                method=method,
+                headers=self.headers,
+                request_timeout=timeout,
                 body=None if body is None else json.dumps(body),
                 allow_nonstandard_methods=True,
             ),
@@ -51,25 +54,42 @@ class _Server:
 def _message(code: str, session: str) -> dict[str, Any]:
     return {
         "header": {
-            "msg_id": uuid.uuid4().hex, "msg_type": "execute_request", "session": session,
-            "username": "learner", "version": "5.3", "date": "",
+            "msg_id": uuid.uuid4().hex,
+            "msg_type": "execute_request",
+            "session": session,
+            "username": "learner",
+            "version": "5.3",
+            "date": "",
         },
-        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "parent_header": {},
+        "metadata": {},
+        "channel": "shell",
+        "buffers": [],
         "content": {
-            "code": code, "silent": False, "store_history": True, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": True,
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
         },
     }
 
 
-async def put_notebook(hub_url: str, learner: str, token: str, path: str, notebook: dict[str, Any]) -> None:
+async def put_notebook(
+    hub_url: str, learner: str, token: str, path: str, notebook: dict[str, Any]
+) -> None:
     """Save `notebook` at `path` in the learner's home, as JupyterLab's save does."""
     await _Server(hub_url, learner, token).call(
-        "PUT", f"/api/contents/{quote(path)}", {"type": "notebook", "format": "json", "content": notebook}
+        "PUT",
+        f"/api/contents/{quote(path)}",
+        {"type": "notebook", "format": "json", "content": notebook},
     )
 
 
-async def pull_distribution(hub_url: str, learner: str, token: str, repo_url: str, folder: str) -> list[dict[str, Any]]:
+async def pull_distribution(
+    hub_url: str, learner: str, token: str, repo_url: str, folder: str
+) -> list[dict[str, Any]]:
     """What an nbgitpuller link does in the learner's browser: pull `repo_url` into ``~/folder``.
 
     Returns nbgitpuller's progress events; the last one has ``phase`` ``finished`` or ``error``.
@@ -77,23 +97,35 @@ async def pull_distribution(hub_url: str, learner: str, token: str, repo_url: st
     server = _Server(hub_url, learner, token)
     query = urlencode({"repo": repo_url, "branch": "main", "targetpath": folder})
     answer = await server.client.fetch(
-        HTTPRequest(f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120)
+        HTTPRequest(
+            f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120
+        )
     )
-    return [json.loads(line[5:]) for line in answer.body.decode().splitlines() if line.startswith("data:")]
+    return [
+        json.loads(line[5:])
+        for line in answer.body.decode().splitlines()
+        if line.startswith("data:")
+    ]
 
 
-async def run_notebook(hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120) -> NotebookRun:
-    """Open `path` (relative to the learner's home) in a new kernel, run every code cell, shut it down."""
+async def run_notebook(
+    hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120
+) -> NotebookRun:
+    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down."""
     started = time.monotonic()
     run = NotebookRun(learner, path)
     server = _Server(hub_url, learner, token)
     model = await server.call("GET", f"/api/contents/{quote(path)}?content=1&type=notebook")
     session = await server.call(
-        "POST", "/api/sessions", {"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}}
+        "POST",
+        "/api/sessions",
+        {"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}},
     )
     kernel = session["kernel"]["id"]
     ws_url = server.base.replace("http", "ws", 1) + f"/api/kernels/{kernel}/channels"
-    socket = await websocket_connect(HTTPRequest(ws_url, headers=server.headers), max_message_size=50_000_000)
+    socket = await websocket_connect(
+        HTTPRequest(ws_url, headers=server.headers), max_message_size=50_000_000
+    )
     try:
         for index, cell in enumerate(model["content"]["cells"]):
             if cell["cell_type"] != "code" or not "".join(cell["source"]).strip():
@@ -105,7 +137,9 @@ async def run_notebook(hub_url: str, learner: str, token: str, path: str, *, cel
             replied = idle = False
             while not (replied and idle):
                 try:
-                    raw = await asyncio.wait_for(socket.read_message(), max(0.1, deadline - time.monotonic()))
+                    raw = await asyncio.wait_for(
+                        socket.read_message(), max(0.1, deadline - time.monotonic())
+                    )
                 except asyncio.TimeoutError:
                     run.errors.append(f"cell {index}: no reply within {cell_timeout:.0f} s")
                     return run
@@ -121,7 +155,10 @@ async def run_notebook(hub_url: str, learner: str, token: str, path: str, *, cel
                     content = message["content"]
                     expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
                     if content["status"] == "error" and not expected:
-                        run.errors.append(f"cell {index}: {content.get('ename')}: {content.get('evalue', '')[:200]}")
+                        run.errors.append(
+                            f"cell {index}: {content.get('ename')}: "
+                            f"{content.get('evalue', '')[:200]}"
+                        )
                 elif kind == "status" and message["content"]["execution_state"] == "idle":
                     idle = True
     finally:

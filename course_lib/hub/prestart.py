@@ -34,7 +34,7 @@ def prestart(
     parallel: int = 8,
     progress: Callable[[str], None] = print,
 ) -> Prestarted:
-    """Create the users that do not exist, start every server, wait until all are ready or `timeout`."""
+    """Create missing users, start every server, wait until all are ready or `timeout`."""
     started = time.monotonic()
     report = Prestarted()
 
@@ -44,7 +44,9 @@ def prestart(
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         list(pool.map(request, names))  # re-raises the first HubError
-        progress(f"asked the hub to start {len(names)} servers ({time.monotonic() - started:.0f} s)")
+        progress(
+            f"asked the hub to start {len(names)} servers ({time.monotonic() - started:.0f} s)"
+        )
         waiting = list(names)
         last = -1
         while waiting:
@@ -53,11 +55,16 @@ def prestart(
                     report.ready.append(name)
                 elif state.pending is None:
                     report.failed.append(name)
-            waiting = [name for name in waiting if name not in report.ready and name not in report.failed]
+            waiting = [
+                name for name in waiting if name not in report.ready and name not in report.failed
+            ]
             done = len(report.ready) + len(report.failed)
             if done != last:
                 failed = f", {len(report.failed)} failed" if report.failed else ""
-                progress(f"[{len(report.ready)}/{len(names)} ready{failed}] {time.monotonic() - started:.0f} s")
+                progress(
+                    f"[{len(report.ready)}/{len(names)} ready{failed}] "
+                    f"{time.monotonic() - started:.0f} s"
+                )
                 last = done
             if not waiting or time.monotonic() - started > timeout:
                 break

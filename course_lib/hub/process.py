@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +18,14 @@ from pathlib import Path
 from .api import HubAPI, HubError
 from .config import CONFIG_NAME, TOKEN_NAME, HubSettings
 
-__all__ = ["RunningHub", "descendants"]
+__all__ = ["RunningHub", "descendants", "free_port"]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def descendants(pid: int) -> list[int]:
@@ -55,15 +63,25 @@ class RunningHub:
     def start(self) -> RunningHub:
         log = open(self.log_path, "ab")  # noqa: SIM115 (closed with the process)
         self.process = subprocess.Popen(
-            [str(self.settings.venv_bin / "jupyterhub"), "-f", str(self.settings.hub_dir / CONFIG_NAME)],
-            cwd=self.settings.hub_dir, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                str(self.settings.venv_bin / "jupyterhub"),
+                "-f",
+                str(self.settings.hub_dir / CONFIG_NAME),
+            ],
+            cwd=self.settings.hub_dir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
         log.close()
         deadline = time.monotonic() + self.ready_timeout
         while True:
             if self.process.poll() is not None:
-                raise HubError(f"the hub exited with status {self.process.returncode}; its log: {self.log_tail()}")
+                raise HubError(
+                    f"the hub exited with status {self.process.returncode}; its log: "
+                    f"{self.log_tail()}"
+                )
             try:
                 status, _ = self.api.call("GET", "/")
                 if status < 400:
@@ -72,7 +90,10 @@ class RunningHub:
                 pass
             if time.monotonic() > deadline:
                 self.stop()
-                raise HubError(f"the hub did not answer within {self.ready_timeout:.0f} s; its log: {self.log_tail()}")
+                raise HubError(
+                    f"the hub did not answer within {self.ready_timeout:.0f} s; its log: "
+                    f"{self.log_tail()}"
+                )
             time.sleep(0.5)
 
     def log_tail(self, chars: int = 3000) -> str:
@@ -82,7 +103,7 @@ class RunningHub:
             return "(no log)"
 
     def stop(self, timeout: float = 60) -> None:
-        """SIGTERM to the hub (it stops its servers and proxy), then SIGKILL to what is left of its group."""
+        """SIGTERM to the hub (it stops its servers and proxy), then SIGKILL to what is left."""
         if self.process is None:
             return
         group = self.process.pid
@@ -106,4 +127,3 @@ class RunningHub:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-

@@ -29,7 +29,7 @@ class Missing:
 
 
 def find_proxy(course: Path, given: str | None = None) -> str | None:
-    """The proxy program: `given`, else $COURSE_HUB_PROXY, else hub/proxy's npm install, else PATH."""
+    """The proxy program: `given`, $COURSE_HUB_PROXY, hub/proxy's npm install, or PATH."""
     for candidate in (given, os.environ.get("COURSE_HUB_PROXY")):
         if candidate:
             return shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)
@@ -42,9 +42,16 @@ def find_proxy(course: Path, given: str | None = None) -> str | None:
 def missing(course: Path, venv_bin: Path, proxy: str | None) -> list[Missing]:
     """Everything the hub needs that is missing here (empty when it can start)."""
     found = []
-    if importlib.util.find_spec("jupyterhub") is None or not (venv_bin / "jupyterhub-singleuser").exists():
+    if (
+        importlib.util.find_spec("jupyterhub") is None
+        or not (venv_bin / "jupyterhub-singleuser").exists()
+    ):
         found.append(Missing("JupyterHub", f'{venv_bin / "pip"} install -e "{course}[hub]"'))
     if proxy is None:
-        node = "" if shutil.which("npm") else "Node.js and npm (Debian: apt-get install nodejs npm), then "
+        node = (
+            ""
+            if shutil.which("npm")
+            else "Node.js and npm (Debian: apt-get install nodejs npm), then "
+        )
         found.append(Missing(PROXY, f"{node}cd {course / 'hub' / 'proxy'} && npm ci"))
     return found

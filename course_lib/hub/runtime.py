@@ -33,8 +33,13 @@ def kernel_runtime_dir(learner: str, base: Path | None = None) -> str:
     except FileExistsError:
         pass
     info = os.lstat(root)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+    if (
+        not stat.S_ISDIR(info.st_mode)
+        or info.st_uid != os.getuid()
+        or stat.S_IMODE(info.st_mode) & 0o077
+    ):
         raise RuntimeError(
-            f"{root} is not a private folder of this user: remove it (or set TMPDIR elsewhere) and start the hub again"
+            f"{root} is not a private folder of this user: remove it (or set TMPDIR elsewhere) "
+            "and start the hub again"
         )
     return str(root / learner)

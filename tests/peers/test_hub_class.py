@@ -15,7 +15,6 @@ import asyncio
 import csv
 import importlib.util
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -30,12 +29,6 @@ SOLVED = 3
 EXERCISE = "01_annotate_tools"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -47,19 +40,36 @@ def alive(pid: int) -> bool:
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory):
     if importlib.util.find_spec("jupyterhub") is None:
-        pytest.fail(f'JupyterHub is not installed in {sys.prefix}: pip install -e ".[hub]" (.ci/peers does)', pytrace=False)
+        pytest.fail(
+            f'JupyterHub is not installed in {sys.prefix}: pip install -e ".[hub]" (.ci/peers '
+            "does)",
+            pytrace=False,
+        )
     from course_lib.hub.config import HubSettings, write
+    from course_lib.hub.process import free_port
 
-    proxy = need(PEERS / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy", "configurable-http-proxy (npm, hub/proxy)")
+    proxy = need(
+        PEERS / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy",
+        "configurable-http-proxy (npm, hub/proxy)",
+    )
     base = tmp_path_factory.mktemp("hub")
     hub = HubSettings(
-        hub_dir=base / "hub", course=ROOT, homes=base / "homes", proxy=str(proxy), port=free_port(), users=LEARNERS
+        hub_dir=base / "hub",
+        course=ROOT,
+        homes=base / "homes",
+        proxy=str(proxy),
+        port=free_port(),
+        hub_port=free_port(),
+        proxy_api_port=free_port(),
+        users=LEARNERS,
     )
     write(hub)
     return hub
 
 
-def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_and_graded(settings, tmp_path):
+def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_and_graded(
+    settings, tmp_path
+):
     from course_lib.hub.collect import collect
     from course_lib.hub.config import learner_names
     from course_lib.hub.content import exercise_ids
@@ -77,28 +87,41 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
 
     async def class_work(url: str, token: str):
         # One learner clicks the nbgitpuller link to the learner distribution.
-        pulled = await pull_distribution(url, names[-1], token, distribution.as_uri(), "mcp-learners")
+        pulled = await pull_distribution(
+            url, names[-1], token, distribution.as_uri(), "mcp-learners"
+        )
         assert pulled and pulled[-1].get("phase") == "finished", pulled
-        lessons = await asyncio.gather(*(run_notebook(url, n, token, "notebooks/00_start_here.ipynb") for n in names))
+        lessons = await asyncio.gather(
+            *(run_notebook(url, n, token, "notebooks/00_start_here.ipynb") for n in names)
+        )
         for name in names[:SOLVED]:
             await put_notebook(url, name, token, exercise_path, solved)
-        exercises = await asyncio.gather(*(run_notebook(url, n, token, exercise_path) for n in names))
+        exercises = await asyncio.gather(
+            *(run_notebook(url, n, token, exercise_path) for n in names)
+        )
         return lessons, exercises
 
     hub = RunningHub(settings)
     with hub:
         started = prestart(hub.api, names, timeout=240, progress=lambda line: None)
-        assert sorted(started.ready) == names, f"servers not ready: failed {started.failed}, waiting {started.waiting}\n{hub.log_tail()}"
+        assert sorted(started.ready) == names, (
+            f"servers not ready: failed {started.failed}, waiting "
+            f"{started.waiting}\n{hub.log_tail()}"
+        )
         lessons, exercises = asyncio.run(class_work(settings.url, hub.api.token))
     assert hub.stopped, "the hub started no process"
-    assert [pid for pid in hub.stopped if alive(pid)] == [], "processes the hub started are still running"
+    assert [pid for pid in hub.stopped if alive(pid)] == [], (
+        "processes the hub started are still running"
+    )
 
     for run in lessons + exercises:
         assert run.cells > 0 and run.errors == [], f"{run.learner} {run.path}: {run.errors}"
     home = settings.resolved().homes / names[0]
     assert not (home / "solutions").exists()
     pulled = settings.resolved().homes / names[-1] / "mcp-learners"
-    assert (pulled / "notebooks" / "00_start_here.ipynb").is_file() and not (pulled / "solutions").exists()
+    assert (pulled / "notebooks" / "00_start_here.ipynb").is_file() and not (
+        pulled / "solutions"
+    ).exists()
 
     submissions = tmp_path / "submissions"
     report = collect(settings.resolved().homes, submissions, exercise_ids(ROOT))
@@ -107,9 +130,24 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
 
     gradebook = tmp_path / "gradebook.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "course_lib", "grade", str(submissions), "--out", str(gradebook),
-         "--exercise", EXERCISE, "--jobs", "2", "--quiet"],
-        capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-m",
+            "course_lib",
+            "grade",
+            str(submissions),
+            "--out",
+            str(gradebook),
+            "--exercise",
+            EXERCISE,
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     with gradebook.open(newline="") as table:

@@ -21,7 +21,10 @@ def dockerfile() -> str:
     repo2docker = venv_program("repo2docker", "repo2docker")
     done = subprocess.run(
         [str(repo2docker), "--no-build", "--debug", str(ROOT)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout + done.stderr
@@ -34,7 +37,9 @@ def test_python_version_is_the_pinned_one(dockerfile):
 
 def test_environment_is_installed_before_the_repository_is_copied(dockerfile):
     env_copy = dockerfile.index("COPY --chown=0:0 src/binder/environment.yml")
-    env_install = dockerfile.index('env update -p ${NB_PYTHON_PREFIX} --file "binder/environment.yml"')
+    env_install = dockerfile.index(
+        'env update -p ${NB_PYTHON_PREFIX} --file "binder/environment.yml"'
+    )
     repo_copy = dockerfile.index("COPY --chown=0:0 src/ ${REPO_DIR}/")
     post_build = dockerfile.index("RUN ./binder/postBuild")
     assert env_copy < env_install < repo_copy < post_build
