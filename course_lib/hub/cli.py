@@ -225,6 +225,10 @@ def _prestart(args: argparse.Namespace) -> int:
     return EXIT_OK if len(report.ready) == args.users else EXIT_FAILED
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _collect(args: argparse.Namespace) -> int:
     exercises = exercise_ids(course_root(args.course))
     report = collect(
@@ -237,9 +241,9 @@ def _collect(args: argparse.Namespace) -> int:
     for skipped in report.skipped:
         print(skipped, file=sys.stderr)
     print(
-        f"collected {report.count} notebooks from {len(report.notebooks)} learners into "
-        f"{printable(str(args.out))}; "
-        f"skipped {len(report.skipped)} (listed above)"
+        f"collected {_count(report.count, 'notebook')} from {_count(len(report.notebooks), 'learner')}"
+        f" into {printable(str(args.out))}; skipped {len(report.skipped)}"
+        + (" (listed above)" if report.skipped else "")
     )
     print(f"grade them:  python -m course_lib grade {printable(str(args.out))} --out gradebook.csv")
     return EXIT_OK
