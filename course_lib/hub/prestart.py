@@ -1,8 +1,10 @@
 """Every learner's server started before class, with progress.
 
 Starting 30 servers at once on 2 cores takes about a minute; done before class, learners who
-log in find their JupyterLab already running. Servers are requested a few at a time (the hub
-starts them concurrently), then polled until each is ready, has failed, or time is up.
+log in find their JupyterLab already running. All servers are requested at once (each request
+can wait up to 10 s for its server before the hub answers "pending", so requests made a few at a
+time would hold back the last servers by tens of seconds), then polled until each is ready, has
+failed, or time is up.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def prestart(
     *,
     timeout: float = 300,
     poll: float = 2.0,
-    parallel: int = 8,
+    parallel: int = 50,
     progress: Callable[[str], None] = print,
 ) -> Prestarted:
     """Create missing users, start every server, wait until all are ready or `timeout`."""
@@ -42,7 +44,7 @@ def prestart(
         api.ensure_user(name)
         api.start(name)
 
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(names)))) as pool:
         list(pool.map(request, names))  # re-raises the first HubError
         progress(
             f"asked the hub to start {len(names)} servers ({time.monotonic() - started:.0f} s)"
