@@ -59,3 +59,8 @@ def test_zero_to_jupyterhub_example_pulls_the_export_opens_lesson_00_limits_memo
     assert "--KernelManager.transport=ipc" in user["cmd"]
     assert user["memory"]["guarantee"] and user["memory"]["limit"]
     assert values["cull"]["enabled"] is True and values["cull"]["timeout"] > 0
+
+
+def test_solutions_and_local_environments_are_left_out_of_the_image():
+    rules = (ROOT / "binder" / ".dockerignore").read_text().split()
+    assert {"solutions", ".venv", ".peers"} <= set(rules)

@@ -47,3 +47,25 @@ def test_environment_is_installed_before_the_repository_is_copied(dockerfile):
 
 def test_nothing_is_installed_editably(dockerfile):
     assert "pip install -e" not in dockerfile and "-e ." not in dockerfile
+
+
+def test_the_build_context_has_the_exercises_but_not_the_solutions():
+    """repo2docker sends the files that docker's exclude rules keep (binder/.dockerignore)."""
+    python = venv_program("repo2docker", "python")
+    script = (
+        "import sys\n"
+        "from docker.utils.build import exclude_paths\n"
+        "rules = [l.strip() for l in open('binder/.dockerignore') if l.strip() and l[0] != '#']\n"
+        "print('\\n'.join(sorted(exclude_paths('.', rules))))\n"
+    )
+    done = subprocess.run(
+        [str(python), "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    sent = set(done.stdout.split())
+    assert "exercises/01_annotate_tools.ipynb" in sent and "binder/postBuild" in sent
+    assert not any(path.startswith(("solutions", ".venv", ".peers")) for path in sent)
