@@ -259,6 +259,20 @@ def test_collect_escapes_odd_names_and_never_writes_outside_out(tmp_path, capsys
     assert sorted(p.name for p in out.iterdir()) == ["alice"]
 
 
+def test_collect_bounds_a_flooded_exercises_folder_and_still_takes_the_exercises(tmp_path):
+    homes, out = tmp_path / "homes", tmp_path / "out"
+    folder = home(homes, "learner-01")
+    for i in range(50):
+        (folder / f"junk-{i}.ipynb").write_bytes(b"{}")
+    (folder / f"{EXERCISES[0]}.ipynb").write_bytes(notebook())
+    report = collect(homes, out, EXERCISES, limits=Limits(max_entries=10))
+    assert (out / "learner-01" / f"{EXERCISES[0]}.ipynb").read_bytes() == notebook()
+    assert "more than 10 entries" in " ".join(s.why for s in report.skipped)
+    assert not any(
+        "junk" in s.where for s in report.skipped
+    )  # the flood is not listed name by name
+
+
 def test_collect_refuses_an_exercises_dir_that_leaves_the_home(tmp_path, capsys):
     (tmp_path / "homes").mkdir()
     status = main(
