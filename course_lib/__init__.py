@@ -30,12 +30,12 @@ _EXPORTS: dict[str, str] = {
     "display_title": "annotations",
     "effective": "annotations",
     "fields_table": "annotations",
-    "ConnectError": "connect",
-    "call_tool_sync": "connect",
-    "connect": "connect",
-    "list_tools_sync": "connect",
-    "python_command": "connect",
-    "run_sync": "connect",
+    "ConnectError": "connection",
+    "call_tool_sync": "connection",
+    "connect": "connection",
+    "list_tools_sync": "connection",
+    "python_command": "connection",
+    "run_sync": "connection",
     "NotAttempted": "checks",
     "TODO": "checks",
     "check": "checks",
@@ -105,7 +105,7 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 # `connect` is both a submodule and a function. Importing the submodule (which other modules do)
 # would set `course_lib.connect` to the module, so the function is bound eagerly, after it.
 try:
-    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync  # noqa: E402
+    from .connection import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync  # noqa: E402
 except ImportError:  # pragma: no cover - a broken install; `course_lib.environment` still reports what is missing
     pass
 
@@ -126,7 +126,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static checkers and IDEs see ordinary imports
     from .annotations import EffectiveHints, FIELDS, Finding, HINTS, NOT_MEANINGFUL, Profile, SPEC_DEFAULTS, as_tool, check_annotations, classify, declared, display_title, effective, fields_table
-    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
+    from .connection import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
     from .checks import NotAttempted, TODO, check
     from .environment import environment_report
     from .policy import CLAUDE_CODE_DEFAULT, CLAUDE_CODE_PLAN, CURSOR_ASK, Decision, IgnoreHintsPolicy, POLICIES, Policy, PostCall, PreCall, ReadOnlyModePolicy, SPEC, SpecPolicy, TRUST_EVERYTHING, Trust, TrustEverythingPolicy, VSCODE, VSCodePolicy, all_combinations, combinations_table, decide, decision_matrix, decisions_table

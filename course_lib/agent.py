@@ -25,7 +25,7 @@ import pandas as pd
 from mcp import Client
 from mcp.types import CallToolResult, TextContent, Tool
 
-from .connect import connect
+from .connection import connect
 from .session import SessionGuard, SessionReport, analyse_session
 
 __all__ = ["HostSession", "ScriptedAgent", "Step", "Transcript", "open_session", "result_text"]

@@ -39,7 +39,7 @@ from typing import Any
 import pandas as pd
 
 from .audit import ConfirmationRequest, Host, approve_all
-from .connect import connect
+from .connection import connect
 from .policy import SPEC, TRUST_EVERYTHING, PreCall, ReadOnlyModePolicy, Trust
 from .servers import ops_scoped
 

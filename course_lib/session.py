@@ -137,7 +137,7 @@ class Supply:
 
 
 def _as_tool_list(value: Any) -> list[Tool]:
-    from .connect import list_tools_sync
+    from .connection import list_tools_sync
     from .tables import as_tools
 
     if isinstance(value, ListToolsResult):

@@ -37,7 +37,7 @@ def as_tools(tools: Any) -> list[Tool]:
             "tools_table needs tools: a ListToolsResult, a list of Tool objects, or a server object; "
             f"got {type(tools).__name__}"
         )
-    from .connect import list_tools_sync
+    from .connection import list_tools_sync
 
     return list_tools_sync(tools)
 

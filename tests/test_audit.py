@@ -23,7 +23,7 @@ from course_lib.audit import (
     side_effects,
     snapshot,
 )
-from course_lib.connect import connect
+from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING, PreCall, Trust
 from course_lib.servers import cleanup, file_ops
 
