@@ -12,7 +12,7 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
-    "inspect": "course_lib.inspect",
+    "inspect": "course_lib.inspect_cmd",
     "grade": "course_lib.grading.cli",
 }
 
