@@ -13,12 +13,12 @@ import ast
 import inspect
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import ListToolsResult, Tool, ToolAnnotations
 
 __all__ = [
     "FIELDS",
@@ -29,7 +29,9 @@ __all__ = [
     "Finding",
     "Profile",
     "SPEC_DEFAULTS",
+    "Tools",
     "as_tool",
+    "as_tools",
     "check_annotations",
     "classify",
     "declared",
@@ -266,6 +268,53 @@ def as_tool(tool: Tool | Mapping[str, Any]) -> Tool:
         raise ValueError(f"a tool definition needs a non-empty 'name', got {tool.get('name')!r}")
     declared(tool.get("annotations"))
     return Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
+
+
+Tools = Any
+"""What `as_tools` accepts: a `ListToolsResult`, a `Tool`, a list of `Tool` or tool dicts, or a
+``{name: annotations}`` dict (each value a `ToolAnnotations`, a dict, a `Tool` or None)."""
+
+
+def as_tools(tools: Tools) -> list[Tool]:
+    """Return "some tools" as a list of SDK `Tool`: the one place the course reads a tool list.
+
+    Accepts a `ListToolsResult`, one `Tool` or tool dict, an iterable of `Tool` or tool dicts
+    (``{"name": ..., "annotations": {...}}``), or a dict mapping a tool name to its annotations.
+    Pure: it never connects to a server (list the tools first, e.g. with `client.list_tools()`).
+
+    Raises:
+        ValueError: anything else (a server object, a command, a string), or malformed annotations.
+    """
+    if isinstance(tools, ListToolsResult):
+        return list(tools.tools)
+    if isinstance(tools, Tool):
+        return [tools]
+    if isinstance(tools, Mapping):
+        if isinstance(tools.get("name"), str):  # one tool definition as JSON
+            return [as_tool(tools)]
+        result = []
+        for name, value in tools.items():
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"tool names must be non-empty strings, not {name!r}")
+            if isinstance(value, Tool):
+                result.append(value)
+            else:
+                result.append(as_tool({"name": name, "annotations": _annotations_dict(value)}))
+        return result
+    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
+        items = list(tools)
+        if all(isinstance(t, (Tool, Mapping)) for t in items):
+            return [as_tool(t) for t in items]
+    raise ValueError(
+        "expected tools: a ListToolsResult, a list of Tool objects (e.g. `(await "
+        "client.list_tools()).tools`) or a dict of name -> annotations; "
+        f"got {type(tools).__name__} (connect to a server and list its tools first)"
+    )
+
+
+def _annotations_dict(value: Any) -> dict[str, Any] | None:
+    values = declared(value)
+    return {k: v for k, v in values.items() if v is not None} if value is not None else None
 
 
 def display_title(tool: Tool | Mapping[str, Any]) -> str:

@@ -38,7 +38,8 @@ from typing import Any
 
 import pandas as pd
 
-from .audit import ConfirmationRequest, Host, approve_all
+from .approval import ConfirmationRequest, approve_all
+from .host import Host
 from .connection import connect
 from .policy import SPEC, TRUST_EVERYTHING, PreCall, ReadOnlyModePolicy, Trust
 from .servers import ops_scoped

@@ -19,31 +19,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from mcp.types import ListToolsResult, Tool
+from mcp.types import Tool
 
-from .annotations import as_tool
+from .annotations import as_tool, as_tools
 
 __all__ = ["PinCheck", "PinStore", "changed_fields", "definition", "fingerprint"]
 
 
 def _tool(tool: Any) -> Tool:
     return as_tool(tool)  # strict: a malformed tool dict is refused, not silently fixed by the SDK
-
-
-def _tools(tools: Any) -> list[Tool]:
-    if isinstance(tools, ListToolsResult):
-        tools = tools.tools
-    if isinstance(tools, (Tool, Mapping)):
-        return [_tool(tools)]
-    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
-        return [_tool(t) for t in tools]
-    raise ValueError(f"expected tools: a ListToolsResult, a list of Tool objects or one Tool, not {type(tools).__name__}")
 
 
 def definition(tool: Any) -> dict[str, Any]:
@@ -123,7 +113,7 @@ class PinStore:
         """
         server = self._server(server)
         pinned = []
-        for tool in _tools(tools):
+        for tool in as_tools(tools):
             self._pins[(server, tool.name)] = definition(tool)
             pinned.append(fingerprint(tool))
         return pinned
@@ -145,7 +135,7 @@ class PinStore:
     def table(self, tools: Any, *, server: str = "") -> pd.DataFrame:
         """Return one row per tool: its status against the pins and the fields that changed."""
         rows = []
-        for tool in _tools(tools):
+        for tool in as_tools(tools):
             result = self.check(tool, server=server)
             rows.append({"tool": result.tool, "status": result.status, "changed": ", ".join(result.changed)})
         return pd.DataFrame(rows, columns=["tool", "status", "changed"]).set_index("tool")

@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
-from course_lib.audit import (
+from course_lib import (
     AuditEvent,
     AuditLog,
     Host,

@@ -23,7 +23,8 @@ from course_lib.plots import (  # noqa: E402
     plot_decision_matrix,
     text_color,
 )
-from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall, decision_matrix  # noqa: E402
+from course_lib.combinations import decision_matrix
+from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

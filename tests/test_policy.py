@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib.policy import (
+from course_lib.combinations import combination_label
+from course_lib import (
     CLAUDE_CODE_DEFAULT,
     CLAUDE_CODE_PLAN,
     CURSOR_ASK,
@@ -22,7 +23,6 @@ from course_lib.policy import (
     ReadOnlyModePolicy,
     Trust,
     all_combinations,
-    combination_label,
     combinations_table,
     decide,
     decision_matrix,
@@ -332,8 +332,8 @@ def test_decisions_table_defaults_to_the_standard_line_up():
         ([], [SPEC], "no tools given"),
         ([tool("t", None)], [], "no policies given"),
         ([tool("t", None)], ["spec"], "expected a Policy"),
-        (build_server, [SPEC], "decisions_table needs tools"),
-        ([42], [SPEC], "expected Tool objects"),
+        (build_server, [SPEC], "expected tools: a ListToolsResult"),
+        ([42], [SPEC], "expected tools: a ListToolsResult"),
         ({"t": {"readOnlyHint": 1}}, [SPEC], "readOnlyHint must be true, false or absent"),
     ],
 )

@@ -67,7 +67,7 @@ def __course_probe(__nonce, __target, __expr):
                 parts.append(__enc_str(k) + ':' + __canon(dict.__getitem__(v, k), depth + 1))
             return '{' + ','.join(parts) + '}'
         name = t.__module__ + '.' + t.__qualname__
-        if name == 'course_lib.checks._Todo':
+        if type.__dict__['__dict__'].__get__(t).get('__course_todo__') is True:
             return '{"__todo__":true}'
         import enum as __enum
         if isinstance(v, __enum.Enum):

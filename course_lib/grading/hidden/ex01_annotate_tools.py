@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...annotations import HINTS, effective
-from ...checks import untrusted_by_hints
 from ..cases import Case, Exercise
 from ._common import annotations_value, name_set, wire_call
 
@@ -80,7 +79,7 @@ UNTRUSTED_INPUTS = {
 
 
 def _untrusted_judge(tools: dict[str, Any]):
-    expected = untrusted_by_hints(tools)
+    expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
     def judge(value: Any) -> str | None:
         got = name_set(value)

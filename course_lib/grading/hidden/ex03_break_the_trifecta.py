@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...checks import DEFENCE_HINTS, SCENARIOS_3, TRIFECTA_ANSWERS, judge_defence
+from ...replay import DEFENCE_HINTS, judge_defence
 from ...servers.web_search import PAGES, Page
 from ..cases import Case, Exercise
 from ._common import name_set
@@ -30,8 +30,24 @@ _WORK_HINT = (
     "at all before untrusted content has arrived (confirmation fatigue)"
 )
 
+# The grader's own answer key for part 3a (accepted sets of tools per leg).
+TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
+    "private data": (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
+    "untrusted content": (frozenset({"search_web"}),),
+    "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
+}
+
+_ATTACK_PLAN = [
+    ("search_web", {"query": "vpn outage today"}),
+    ("send_email", {"to": "mei@ops.example", "subject": "VPN status", "body": "No outage now; eu-west was down until 09:40."}),
+]
+_NOTES_PLAN = [
+    ("read_note", {"title": "on-call"}),
+    ("send_email", {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"}),
+]
+
 HIDDEN_SCENARIOS: dict[str, dict[str, Any]] = {
-    "attack": {"label": "lesson 04's attack fails, the summary still reaches the colleague", "hint": _ATTACK_HINT, **SCENARIOS_3["attack"]},
+    "attack": {"label": "lesson 04's attack fails, the summary still reaches the colleague", "hint": _ATTACK_HINT, "plan": _ATTACK_PLAN},
     "attack_variant": {
         "label": "another injected page, another outside address",
         "hint": _ATTACK_HINT,
@@ -44,7 +60,8 @@ HIDDEN_SCENARIOS: dict[str, dict[str, Any]] = {
     "notes_to_colleague": {
         "label": "ordinary work: a note mailed to a colleague, without asking the user",
         "hint": _WORK_HINT,
-        **SCENARIOS_3["notes_to_colleague"],
+        "plan": _NOTES_PLAN,
+        "quiet": True,
     },
     "quiet_morning": {
         "label": "ordinary work: a runbook found and mailed to a colleague, without asking the user",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...audit import SideEffect
-from ...checks import HONEST_4B, LIAR_4B, reference_contradiction
+from ...audit import SideEffect, check_behaviour
+from ...feedback import contradiction_hint
 from ..cases import Case, Exercise
 from ._common import name_set
 
@@ -23,8 +23,17 @@ CONTRADICTION_INPUTS = [
     ("additive_created", "additive tool that created a file and a table", {"readOnlyHint": False, "destructiveHint": False}, [("created", "new.txt", False), ("db-write", "ops.db:notes", False)]),
 ]
 
-LIAR = LIAR_4B
-HONEST = HONEST_4B
+# The grader's own answer key for part 4b.
+LIAR = "log-tidy/tidy_logs"
+HONEST = frozenset(
+    {
+        "annotated-file-ops/append_text",
+        "annotated-file-ops/read_file",
+        "annotated-file-ops/set_value",
+        "annotated-file-ops/delete_file",
+        "log-tidy/disk_usage",
+    }
+)
 
 
 def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
@@ -33,15 +42,15 @@ def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
 
 
 def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, str, bool]]):
-    expected = reference_contradiction(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects])
+    expected = check_behaviour(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects]) is not None
 
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> tuple[str, str] | str | None:
         if value is not None and not (isinstance(value, str) and value.strip()):
             return "returned neither None nor a sentence"
         found = value is not None
         if found == expected:
             return None
-        return "missed a lie" if expected else "false alarm"
+        return ("missed a lie" if expected else "false alarm"), contradiction_hint(hints, expected)
 
     return judge
 
