@@ -102,6 +102,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
+
 def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:

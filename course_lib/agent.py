@@ -43,7 +43,9 @@ __all__ = [
     "result_text",
 ]
 
-INSTRUCTION = re.compile(r"(?i:call) `(?P<tool>[A-Za-z0-9_\-]+)` with (?P<args>\{[^{}]*(?:\{\{[^{}]*\}\}[^{}]*)*\})")
+INSTRUCTION = re.compile(
+    r"(?i:call) `(?P<tool>[A-Za-z0-9_\-]+)` with (?P<args>\{[^{}]*(?:\{\{[^{}]*\}\}[^{}]*)*\})"
+)
 """What the agent obeys inside tool output: call `TOOL` with {JSON}."""
 
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_\-]+)\}\}")
@@ -92,12 +94,16 @@ class HostSession:
             ValueError: no server in the session offers `name`.
         """
         if name not in self._route:
-            raise ValueError(f"no tool {name!r} in this session; its tools are {sorted(self._route)}")
+            raise ValueError(
+                f"no tool {name!r} in this session; its tools are {sorted(self._route)}"
+            )
         return await self.clients[self._route[name]].call_tool(name, dict(arguments))
 
 
 @asynccontextmanager
-async def open_session(servers: Mapping[str, Any], **connect_options: Any) -> AsyncIterator[HostSession]:
+async def open_session(
+    servers: Mapping[str, Any], **connect_options: Any
+) -> AsyncIterator[HostSession]:
     """Connect to every server in `servers` (name -> server object or stdio command) and list their tools.
 
     Use it as ``async with open_session({"notes": notes, "mailer": mailer}) as session:``.
@@ -106,7 +112,9 @@ async def open_session(servers: Mapping[str, Any], **connect_options: Any) -> As
         ValueError: no servers, or two servers offer a tool with the same name.
     """
     if not isinstance(servers, Mapping) or not servers:
-        raise ValueError("open_session needs {server name: server object or command} with at least one entry")
+        raise ValueError(
+            "open_session needs {server name: server object or command} with at least one entry"
+        )
     async with AsyncExitStack() as stack:
         clients: dict[str, Client] = {}
         tools: dict[str, list[Tool]] = {}
@@ -189,15 +197,28 @@ class ScriptedAgent:
         ValueError: an empty or malformed plan, or `max_steps` below 1.
     """
 
-    def __init__(self, plan: Sequence[Step | tuple[str, Mapping[str, Any]]], *, obey_injections: bool = True, max_steps: int = 20) -> None:
+    def __init__(
+        self,
+        plan: Sequence[Step | tuple[str, Mapping[str, Any]]],
+        *,
+        obey_injections: bool = True,
+        max_steps: int = 20,
+    ) -> None:
         steps = []
         for item in plan:
             if isinstance(item, Step):
                 steps.append(item)
-            elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Mapping):
+            elif (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], Mapping)
+            ):
                 steps.append(Step(item[0], dict(item[1])))
             else:
-                raise ValueError(f"each plan step is a Step or a (tool name, arguments dict) pair, not {item!r}")
+                raise ValueError(
+                    f"each plan step is a Step or a (tool name, arguments dict) pair, not {item!r}"
+                )
         if not steps:
             raise ValueError("the plan is empty: give at least one (tool name, arguments) step")
         if not isinstance(max_steps, int) or max_steps < 1:
@@ -220,12 +241,16 @@ class ScriptedAgent:
         return steps
 
     @staticmethod
-    def _request(session: HostSession, step: Step, action: PreCall, reason: str) -> ConfirmationRequest:
+    def _request(
+        session: HostSession, step: Step, action: PreCall, reason: str
+    ) -> ConfirmationRequest:
         tool = session.tool(step.tool)
         title = display_title(tool) if tool is not None else step.tool
         annotations = tool.annotations if tool is not None else None
         server = session.server_of(step.tool)
-        return ConfirmationRequest(server, step.tool, title, step.arguments, action, reason, annotations)
+        return ConfirmationRequest(
+            server, step.tool, title, step.arguments, action, reason, annotations
+        )
 
     @staticmethod
     def _fill(arguments: dict[str, Any], latest: Mapping[str, str]) -> dict[str, Any]:
@@ -249,9 +274,13 @@ class ScriptedAgent:
             ValueError: `session` is not a `HostSession`, `guard` not a `SessionGuard`, or `approve` not callable.
         """
         if not isinstance(session, HostSession):
-            raise ValueError("run needs the HostSession from `async with open_session(servers) as session:`")
+            raise ValueError(
+                "run needs the HostSession from `async with open_session(servers) as session:`"
+            )
         if not isinstance(guard, SessionGuard):
-            raise ValueError("run needs a SessionGuard, e.g. SessionGuard(session.analyse(), on_taint='confirm')")
+            raise ValueError(
+                "run needs a SessionGuard, e.g. SessionGuard(session.analyse(), on_taint='confirm')"
+            )
         if not callable(approve):
             raise ValueError(
                 "approve must be a function taking a ConfirmationRequest and returning True or False"
@@ -266,21 +295,29 @@ class ScriptedAgent:
             try:
                 verdict = guard.check(step.tool)
             except ValueError as exc:
-                steps.append(StepRecord(step.tool, step.arguments, step.source, None, None, str(exc)))
+                steps.append(
+                    StepRecord(step.tool, step.arguments, step.source, None, None, str(exc))
+                )
                 continue
             answer: bool | None = None
             if verdict.action in (PreCall.CONFIRM, PreCall.WARN):
                 answer = bool(approve(self._request(session, step, verdict.action, verdict.reason)))
             if verdict.action is PreCall.DENY or answer is False:
                 not_run = f"not run: {verdict.reason}"
-                steps.append(StepRecord(step.tool, step.arguments, step.source, verdict.action, answer, not_run))
+                steps.append(
+                    StepRecord(
+                        step.tool, step.arguments, step.source, verdict.action, answer, not_run
+                    )
+                )
                 continue
             result = await session.call(step.tool, step.arguments)
             text = result_text(result)
             guard.record(step.tool)
             latest[step.tool] = text
             shown = ("error: " if result.is_error else "") + text
-            steps.append(StepRecord(step.tool, step.arguments, step.source, verdict.action, answer, shown))
+            steps.append(
+                StepRecord(step.tool, step.arguments, step.source, verdict.action, answer, shown)
+            )
             if self.obey_injections and not result.is_error:
                 queue[0:0] = self.injected_steps(text, step.tool)
         if queue:  # the loop ended at max_steps with calls still waiting: say so instead of stopping silently

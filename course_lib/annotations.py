@@ -174,7 +174,9 @@ def declared(annotations: Any) -> dict[str, Any]:
                     f"({type(value).__name__}); hints are booleans, strings like 'yes' are not accepted"
                 )
             if field.type == "str" and not isinstance(value, str):
-                raise ValueError(f"{field.wire_name} must be a string, not {value!r} ({type(value).__name__})")
+                raise ValueError(
+                    f"{field.wire_name} must be a string, not {value!r} ({type(value).__name__})"
+                )
         values[field.wire_name] = value
     return values
 
@@ -334,12 +336,16 @@ class Finding:
     message: str
 
 
-_READ_VERBS = re.compile(r"^(get|read|list|search|find|fetch|show|describe|query|lookup|view|count|inspect)(_|$)")
+_READ_VERBS = re.compile(
+    r"^(get|read|list|search|find|fetch|show|describe|query|lookup|view|count|inspect)(_|$)"
+)
 _WRITE_VERBS = re.compile(
     r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset|"
     r"write|set|update|create|append|add|insert|send|post|put|upload|move|rename|execute|run)(_|$)"
 )
-_DESTRUCTIVE_VERBS = re.compile(r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset)(_|$)")
+_DESTRUCTIVE_VERBS = re.compile(
+    r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset)(_|$)"
+)
 
 
 def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
@@ -369,15 +375,31 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
         if values["destructiveHint"] is True:
             add("contradiction", "destructiveHint", "declared read-only and destructive at once")
         if _WRITE_VERBS.match(lowered):
-            add("suspicious", "readOnlyHint", f"declared read-only, but the name {name!r} sounds like it changes state")
+            add(
+                "suspicious",
+                "readOnlyHint",
+                f"declared read-only, but the name {name!r} sounds like it changes state",
+            )
     if read_only is None and _READ_VERBS.match(lowered):
         add(
             "missing",
             "readOnlyHint",
             f"{name!r} sounds read-only but does not say readOnlyHint: true; clients will treat it as a possibly destructive write",
         )
-    if values["destructiveHint"] is False and _DESTRUCTIVE_VERBS.match(lowered) and read_only is not True:
-        add("suspicious", "destructiveHint", f"declared additive (destructiveHint: false), but {name!r} sounds destructive")
+    if (
+        values["destructiveHint"] is False
+        and _DESTRUCTIVE_VERBS.match(lowered)
+        and read_only is not True
+    ):
+        add(
+            "suspicious",
+            "destructiveHint",
+            f"declared additive (destructiveHint: false), but {name!r} sounds destructive",
+        )
     if values["openWorldHint"] is None:
-        add("missing", "openWorldHint", "openWorldHint is absent, so the spec default applies: open world (output untrusted)")
+        add(
+            "missing",
+            "openWorldHint",
+            "openWorldHint is absent, so the spec default applies: open world (output untrusted)",
+        )
     return findings

@@ -113,7 +113,9 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
         raise ValueError(f"root must be a folder path, not {type(root).__name__}")
     base = Path(root)
     if not base.is_dir():
-        raise ValueError(f"{str(base)!r} is not an existing folder; give the sandbox folder to audit (e.g. server.sandbox.root)")
+        raise ValueError(
+            f"{str(base)!r} is not an existing folder; give the sandbox folder to audit (e.g. server.sandbox.root)"
+        )
     states: dict[str, State] = {}
     for folder, dirs, files in os.walk(base, followlinks=False):
         dirs.sort()
@@ -124,7 +126,9 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
             if name in dirs and not path.is_symlink():
                 states[key] = State("folder", 0, "")
             elif path.is_symlink():
-                states[key] = State("link", 0, hashlib.sha256(os.readlink(path).encode("utf-8")).hexdigest())
+                states[key] = State(
+                    "link", 0, hashlib.sha256(os.readlink(path).encode("utf-8")).hexdigest()
+                )
             elif name.endswith(_SIDECARS):
                 continue
             elif _is_sqlite(path) and (tables := _database_states(path, key)) is not None:
@@ -132,10 +136,14 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
             else:
                 try:
                     states[key] = State("file", path.stat().st_size, _sha256_file(path))
-                except OSError:  # vanished or unreadable while we looked: record that we could not read it
+                except (
+                    OSError
+                ):  # vanished or unreadable while we looked: record that we could not read it
                     states[key] = State("file", -1, "unreadable")
             if len(states) > MAX_ENTRIES:
-                raise ValueError(f"{str(base)!r} holds more than {MAX_ENTRIES} files and tables; audit a smaller sandbox folder")
+                raise ValueError(
+                    f"{str(base)!r} holds more than {MAX_ENTRIES} files and tables; audit a smaller sandbox folder"
+                )
     return states
 
 
@@ -158,14 +166,22 @@ def _file_change(key: str, old: State | None, new: State | None) -> SideEffect:
         size = f"{new.size} bytes" if new.kind == "file" else new.kind
         return SideEffect("created", key, f"new, {size}")
     if new is None:
-        size = f"{old.size} bytes" if old.kind == "file" else f"{old.size} tables" if old.kind == "database" else old.kind
+        size = (
+            f"{old.size} bytes"
+            if old.kind == "file"
+            else f"{old.size} tables"
+            if old.kind == "database"
+            else old.kind
+        )
         return SideEffect("deleted", key, f"was {size}", destructive=True)
     if old.kind != new.kind:
         return SideEffect("modified", key, f"replaced: {old.kind} -> {new.kind}", destructive=True)
     if new.kind == "link":
         return SideEffect("modified", key, "the link now points elsewhere", destructive=True)
     if new.size < old.size:
-        return SideEffect("modified", key, f"shrank from {old.size} to {new.size} bytes", destructive=True)
+        return SideEffect(
+            "modified", key, f"shrank from {old.size} to {new.size} bytes", destructive=True
+        )
     if new.size > old.size:
         return SideEffect("modified", key, f"grew from {old.size} to {new.size} bytes")
     return SideEffect("modified", key, f"rewritten, still {new.size} bytes", destructive=True)
@@ -178,10 +194,14 @@ def _table_change(key: str, old: State | None, new: State | None) -> SideEffect:
     if new is None:
         return SideEffect("db-write", key, f"table dropped (had {old.size} rows)", destructive=True)
     if new.size < old.size:
-        return SideEffect("db-write", key, f"rows deleted: {old.size} -> {new.size}", destructive=True)
+        return SideEffect(
+            "db-write", key, f"rows deleted: {old.size} -> {new.size}", destructive=True
+        )
     if new.size > old.size:
         return SideEffect("db-write", key, f"rows added: {old.size} -> {new.size}")
-    return SideEffect("db-write", key, f"rows or schema changed ({new.size} rows)", destructive=True)
+    return SideEffect(
+        "db-write", key, f"rows or schema changed ({new.size} rows)", destructive=True
+    )
 
 
 def side_effects(before: Mapping[str, State], after: Mapping[str, State]) -> list[SideEffect]:
@@ -227,12 +247,17 @@ def check_behaviour(annotations: Any, effects: Iterable[SideEffect]) -> str | No
     values = declared(annotations)
     effects = list(effects)
     if not all(isinstance(e, SideEffect) for e in effects):
-        raise ValueError("effects must be SideEffect objects, as returned by side_effects(before, after)")
+        raise ValueError(
+            "effects must be SideEffect objects, as returned by side_effects(before, after)"
+        )
     if not effects:
         return None
     if values["readOnlyHint"] is True:
         return "declared read-only, but it changed state: " + "; ".join(map(str, effects))
     destructive = [e for e in effects if e.destructive]
     if values["destructiveHint"] is False and values["readOnlyHint"] is not True and destructive:
-        return "declared additive (destructiveHint: false), but it removed or overwrote data: " + "; ".join(map(str, destructive))
+        return (
+            "declared additive (destructiveHint: false), but it removed or overwrote data: "
+            + "; ".join(map(str, destructive))
+        )
     return None

@@ -197,7 +197,9 @@ def _report(part: Part, outcomes: list[Outcome]) -> CheckResult:
         print(f"⏳ {head}: {good} of {total} {part.unit} right; {len(todo)} not attempted yet.")
     else:
         print(f"✅ {head}: {good} of {total} {part.unit} right.")
-        print("   The instructor's grader tries inputs of its own: re-read the task before you hand it in.")
+        print(
+            "   The instructor's grader tries inputs of its own: re-read the task before you hand it in."
+        )
         return CheckResult(part.id, "passed", tuple(outcomes))
     shown = 0
     for outcome in outcomes:

@@ -46,7 +46,12 @@ def _show(value: Any) -> str:
     return "absent" if value is None else str(value).lower()
 
 
-_SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
+_SHORT = {
+    "readOnlyHint": "readOnly",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "openWorld",
+}
 
 
 def combination_label(hints: Mapping[str, Any], only: Sequence[str] | None = None) -> str:
@@ -81,7 +86,9 @@ def combinations_table() -> pd.DataFrame:
     columns = pd.MultiIndex.from_tuples(
         [*[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
     )
-    frame = pd.DataFrame(rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="combination"))
+    frame = pd.DataFrame(
+        rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="combination")
+    )
     return frame.astype(object)
 
 
@@ -134,7 +141,9 @@ def decisions_table(
         raise ValueError("no tools given: pass at least one tool")
     policies = as_policies(policies)
     trust = as_trust(trust)
-    columns = pd.MultiIndex.from_tuples([(p.name, q) for p in policies for q in ("before call", "after call")])
+    columns = pd.MultiIndex.from_tuples(
+        [(p.name, q) for p in policies for q in ("before call", "after call")]
+    )
     rows = []
     for tool in listed:
         row = []
@@ -142,5 +151,6 @@ def decisions_table(
             decision = policy.decide(tool, trust=trust)
             row += [decision.pre_call.value, decision.post_call.value]
         rows.append(row)
-    return pd.DataFrame(rows, columns=columns, index=pd.Index([t.name for t in listed], name="tool"))
-
+    return pd.DataFrame(
+        rows, columns=columns, index=pd.Index([t.name for t in listed], name="tool")
+    )

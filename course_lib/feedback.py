@@ -50,7 +50,9 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str
                     "idempotent is not read-only: repeating the call changes nothing more, but the "
                     "first call still writes, so the user confirms"
                 )
-            return "only a read-only tool runs without asking; a tool that writes needs confirmation"
+            return (
+                "only a read-only tool runs without asking; a tool that writes needs confirmation"
+            )
         if before is PreCall.WARN:
             if values["destructiveHint"] is None:
                 return "an absent destructiveHint means true: possibly destructive, so confirm with warning"
@@ -60,7 +62,9 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str
             "destructive warning"
         )
     if values["openWorldHint"] is None and after is PostCall.UNTRUSTED:
-        return "an absent openWorldHint means true: open world, so the output is treated as untrusted"
+        return (
+            "an absent openWorldHint means true: open world, so the output is treated as untrusted"
+        )
     return "openWorldHint decides after the call: open world -> treat as untrusted, closed -> trust output"
 
 

@@ -60,7 +60,9 @@ class SessionGuard:
         if self.policy is None:
             self.policy = SPEC
         if not isinstance(self.policy, Policy):
-            raise ValueError(f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}")
+            raise ValueError(
+                f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}"
+            )
         on_taint = getattr(self.on_taint, "value", self.on_taint)
         if on_taint not in _TAINT_ACTIONS:
             raise ValueError(
@@ -69,7 +71,9 @@ class SessionGuard:
         self._on_taint = _TAINT_ACTIONS[on_taint]
         self._tools = {t.name: t for t in self.report.tools}
         if len(self._tools) != len(self.report.tools):
-            raise ValueError("two servers offer tools with the same name; a guard needs unique tool names")
+            raise ValueError(
+                "two servers offer tools with the same name; a guard needs unique tool names"
+            )
         self.auto_approve = frozenset(self.auto_approve)
         unknown = sorted(self.auto_approve - set(self._tools))
         if unknown:
@@ -89,7 +93,9 @@ class SessionGuard:
         try:
             return self._tools[name]
         except KeyError:
-            raise ValueError(f"no tool {name!r} in this session; its tools are {sorted(self._tools)}") from None
+            raise ValueError(
+                f"no tool {name!r} in this session; its tools are {sorted(self._tools)}"
+            ) from None
 
     def _trust_of(self, item: SessionTool) -> Trust | str:
         if isinstance(self.trust, Mapping):
@@ -110,7 +116,8 @@ class SessionGuard:
         decision = decide(self.policy, item.tool, trust=self._trust_of(item))
         if decision.pre_call is PreCall.DENY:
             return Verdict(PreCall.DENY, decision.reason, decision)
-        action, reason = decision.pre_call, decision.reason
+        action: PreCall = decision.pre_call
+        reason = decision.reason
         if action is not PreCall.ALLOW and name in self.auto_approve:
             action = PreCall.ALLOW
             reason = f"the user chose 'always allow' for {name} ({decision.pre_call} by the policy)"
@@ -127,8 +134,8 @@ class SessionGuard:
             ValueError: the session has no such tool.
         """
         self._tool(name)
-        if self.supplies(name, Leg.UNTRUSTED_CONTENT):  # an error message from outside is untrusted too
+        if self.supplies(
+            name, Leg.UNTRUSTED_CONTENT
+        ):  # an error message from outside is untrusted too
             self.tainted_by.append(name)
         return self.tainted
-
-

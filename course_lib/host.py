@@ -61,7 +61,18 @@ class AuditEvent:
 class AuditLog:
     """Every call a host made or refused, in order."""
 
-    COLUMNS = ("server", "tool", "arguments", "trust", "decision", "confirmation", "outcome", "side effects", "finding", "trust after")
+    COLUMNS = (
+        "server",
+        "tool",
+        "arguments",
+        "trust",
+        "decision",
+        "confirmation",
+        "outcome",
+        "side effects",
+        "finding",
+        "trust after",
+    )
 
     def __init__(self) -> None:
         self.events: list[AuditEvent] = []
@@ -103,8 +114,9 @@ class AuditLog:
             }
             for e in self.events
         ]
-        return pd.DataFrame(rows, columns=list(self.COLUMNS), index=pd.RangeIndex(1, len(rows) + 1, name="call"))
-
+        return pd.DataFrame(
+            rows, columns=list(self.COLUMNS), index=pd.RangeIndex(1, len(rows) + 1, name="call")
+        )
 
 
 UNLISTED = "(unlisted"
@@ -123,7 +135,11 @@ def server_identity(target: Any) -> tuple[str, Any]:
         target = target.server
         # course_lib.connection (like the SDK's stdio_client) wraps a command in a transport that keeps its parameters
         arguments = getattr(target, "args", None)
-        if isinstance(arguments, tuple) and arguments and isinstance(arguments[0], StdioServerParameters):
+        if (
+            isinstance(arguments, tuple)
+            and arguments
+            and isinstance(arguments[0], StdioServerParameters)
+        ):
             target = arguments[0]
     if isinstance(target, str) and target.startswith(("http://", "https://")):
         return ("url", target)
@@ -139,7 +155,9 @@ def _describe(client: Any, identity: tuple[str, Any]) -> str:
     """The name an unlisted server gets: its self-declared name, marked as unlisted, and how it was reached."""
     info = getattr(client, "server_info", None)
     claimed = getattr(info, "name", None) or "unknown server"
-    how = {"url": f"at {identity[1]}", "command": f"run as {identity[1]}", "object": "in-process"}[identity[0]]
+    how = {"url": f"at {identity[1]}", "command": f"run as {identity[1]}", "object": "in-process"}[
+        identity[0]
+    ]
     return f"{claimed} {UNLISTED}, {how})"
 
 
@@ -165,27 +183,33 @@ class Host:
     """
 
     policy: Policy = SPEC
-    trust: TrustBook = field(default_factory=TrustBook)
+    trust: TrustBook = field(default_factory=TrustBook)  # a dict of name -> level is converted
     approve: Approver = decline_all
     audit_root: str | os.PathLike[str] | None = None
-    sensitive_tools: frozenset[str] = frozenset()
+    sensitive_tools: frozenset[str] | set[str] = frozenset()
     pins: PinStore | None = None
     log: AuditLog = field(default_factory=AuditLog)
     servers: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, Policy):
-            raise ValueError(f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}")
+            raise ValueError(
+                f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}"
+            )
         if isinstance(self.trust, Mapping):
             self.trust = TrustBook(self.trust)
         if not isinstance(self.trust, TrustBook):
             raise ValueError("trust must be a TrustBook or a dict of server name -> trust level")
         if not callable(self.approve):
-            raise ValueError("approve must be a function taking a ConfirmationRequest and returning True or False")
+            raise ValueError(
+                "approve must be a function taking a ConfirmationRequest and returning True or False"
+            )
         if self.audit_root is not None:
             snapshot(self.audit_root)  # fail now, with a clear message, if the folder is wrong
         if isinstance(self.sensitive_tools, str):
-            raise ValueError("sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not one string")
+            raise ValueError(
+                "sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not one string"
+            )
         self.sensitive_tools = frozenset(self.sensitive_tools)
         if self.pins is not None and not isinstance(self.pins, PinStore):
             raise ValueError("pins must be a PinStore")
@@ -195,10 +219,14 @@ class Host:
         self._targets: list[Any] = []  # keeps in-process servers alive, so their ids stay theirs
         for name, target in self.servers.items():
             if not isinstance(name, str) or not name.strip() or UNLISTED in name:
-                raise ValueError(f"a server's name in servers must be a non-empty string without {UNLISTED!r}, not {name!r}")
+                raise ValueError(
+                    f"a server's name in servers must be a non-empty string without {UNLISTED!r}, not {name!r}"
+                )
             identity = server_identity(target)
             if identity in self._names:
-                raise ValueError(f"servers names the same server twice: {self._names[identity]!r} and {name!r}")
+                raise ValueError(
+                    f"servers names the same server twice: {self._names[identity]!r} and {name!r}"
+                )
             self._names[identity] = name
             self._targets.append(target)
 
@@ -224,21 +252,31 @@ class Host:
                 decision = Decision(pre, decision.post_call, reason)
         return decision
 
-    async def call(self, client: Any, tool: str, arguments: Mapping[str, Any] | None = None) -> AuditEvent:
+    async def call(
+        self, client: Any, tool: str, arguments: Mapping[str, Any] | None = None
+    ) -> AuditEvent:
         """Decide, ask if needed, call `tool` through `client`, audit it, and return the logged event.
 
         Raises:
             ValueError: `arguments` is not a dict, or the server has no tool called `tool`.
         """
         if arguments is not None and not isinstance(arguments, Mapping):
-            raise ValueError(f"arguments must be a dict of argument name -> value, not {type(arguments).__name__}")
+            raise ValueError(
+                f"arguments must be a dict of argument name -> value, not {type(arguments).__name__}"
+            )
         if not isinstance(tool, str):
-            raise ValueError(f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}")
+            raise ValueError(
+                f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}"
+            )
         arguments = dict(arguments or {})
-        server = self.identify(client)  # what the host connected to, never the name the server declares
+        server = self.identify(
+            client
+        )  # what the host connected to, never the name the server declares
         listed = {t.name: t for t in (await client.list_tools()).tools}
         if tool not in listed:
-            raise ValueError(f"server {server!r} has no tool {tool!r}; it offers: {', '.join(sorted(listed))}")
+            raise ValueError(
+                f"server {server!r} has no tool {tool!r}; it offers: {', '.join(sorted(listed))}"
+            )
         definition = listed[tool]
         trust_before = self.trust.level(server)
         decision = self._decide(server, definition)
@@ -271,7 +309,13 @@ class Host:
         answer: bool | None = None
         if decision.pre_call in (PreCall.CONFIRM, PreCall.WARN):
             request = ConfirmationRequest(
-                server, tool, display_title(definition), arguments, decision.pre_call, decision.reason, definition.annotations
+                server,
+                tool,
+                display_title(definition),
+                arguments,
+                decision.pre_call,
+                decision.reason,
+                definition.annotations,
             )
             if not self.approve(request):
                 return record(False, "not run")

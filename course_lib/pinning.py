@@ -56,7 +56,9 @@ def fingerprint(tool: Any) -> str:
     Raises:
         ValueError: `tool` is not a `Tool` or a tool dict.
     """
-    canonical = json.dumps(definition(tool), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        definition(tool), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -102,7 +104,9 @@ class PinStore:
     @staticmethod
     def _server(server: str) -> str:
         if not isinstance(server, str):
-            raise ValueError(f"server must be a name such as 'log-tidy', not {type(server).__name__}")
+            raise ValueError(
+                f"server must be a name such as 'log-tidy', not {type(server).__name__}"
+            )
         return server
 
     def approve(self, tools: Any, *, server: str = "") -> list[str]:
@@ -130,20 +134,28 @@ class PinStore:
         if pinned is None:
             return PinCheck(tool.name, "new")
         changes = changed_fields(pinned, definition(tool))
-        return PinCheck(tool.name, "changed", tuple(changes)) if changes else PinCheck(tool.name, "approved")
+        return (
+            PinCheck(tool.name, "changed", tuple(changes))
+            if changes
+            else PinCheck(tool.name, "approved")
+        )
 
     def table(self, tools: Any, *, server: str = "") -> pd.DataFrame:
         """Return one row per tool: its status against the pins and the fields that changed."""
         rows = []
         for tool in as_tools(tools):
             result = self.check(tool, server=server)
-            rows.append({"tool": result.tool, "status": result.status, "changed": ", ".join(result.changed)})
+            rows.append(
+                {"tool": result.tool, "status": result.status, "changed": ", ".join(result.changed)}
+            )
         return pd.DataFrame(rows, columns=["tool", "status", "changed"]).set_index("tool")
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the pins to a JSON file (so approvals survive a restart); return its path."""
         path = Path(path)
-        data = [{"server": s, "tool": t, "definition": d} for (s, t), d in sorted(self._pins.items())]
+        data = [
+            {"server": s, "tool": t, "definition": d} for (s, t), d in sorted(self._pins.items())
+        ]
         path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         return path
 
@@ -160,5 +172,7 @@ class PinStore:
             for item in data:
                 store._pins[(str(item["server"]), str(item["tool"]))] = dict(item["definition"])
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise ValueError(f"cannot read pins from {str(path)!r}: {exc}; give a file written by PinStore.save") from None
+            raise ValueError(
+                f"cannot read pins from {str(path)!r}: {exc}; give a file written by PinStore.save"
+            ) from None
         return store

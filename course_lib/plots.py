@@ -31,7 +31,15 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from .annotations import HINTS
 from .combinations import HINT_VALUES, decision_matrix
 from .policy import POLICIES, Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
-from .trifecta import LEG_COLORS, LEG_LETTERS, TRIFECTA_COLOR, Basis, Leg, SessionReport, SessionTool
+from .trifecta import (
+    LEG_COLORS,
+    LEG_LETTERS,
+    TRIFECTA_COLOR,
+    Basis,
+    Leg,
+    SessionReport,
+    SessionTool,
+)
 
 __all__ = [
     "COLORS",
@@ -74,7 +82,12 @@ _INSET = 0.07  # gap between the corner and the cell's edges, so it never touche
 _EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
 _COL_HINTS = HINTS[2:]  # idempotentHint, openWorldHint
-_SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
+_SHORT = {
+    "readOnlyHint": "readOnly",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "openWorld",
+}
 _DPI = 72  # modest resolution for new figures: notebooks that store them stay small
 
 
@@ -93,7 +106,11 @@ def contrast_ratio(foreground: str, background: str) -> float:
 
 def text_color(background: str) -> str:
     """Return "black" or "white", whichever contrasts more with `background`."""
-    return "black" if contrast_ratio("black", background) >= contrast_ratio("white", background) else "white"
+    return (
+        "black"
+        if contrast_ratio("black", background) >= contrast_ratio("white", background)
+        else "white"
+    )
 
 
 def _word(value: bool | None) -> str:
@@ -108,29 +125,46 @@ def _pair_label(names: Sequence[str], values: tuple[bool | None, bool | None]) -
     return " · ".join(f"{_SHORT[n]} {_word(v)}" for n, v in zip(names, values))
 
 
-def _new_axes(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI) -> list[Axes]:
+def _new_axes(
+    figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI
+) -> list[Axes]:
     import matplotlib.pyplot as plt  # only when no `ax` is given: pyplot lets Jupyter show the figure
 
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained"
+    )
     return list(axes.flat)
 
 
 def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
     handles: list[Any] = [
-        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}") for p in PreCall if p in used
+        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}")
+        for p in PreCall
+        if p in used
     ]
     if show_trusted:
         handles.append(
             Line2D(
-                [], [], linestyle="none", marker="s", markersize=9, markerfacecolor="white",
-                markeredgecolor=_EDGE, label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
+                [],
+                [],
+                linestyle="none",
+                marker="s",
+                markersize=9,
+                markerfacecolor="white",
+                markeredgecolor=_EDGE,
+                label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
             )
         )
     if show_untrusted:
         handles.append(
             Line2D(
-                [], [], linestyle="none", marker=[(-1, 1), (1, 1), (1, -1)], markersize=9,
-                color=UNTRUSTED_MARK, label=f"corner: {PostCall.UNTRUSTED.value}",
+                [],
+                [],
+                linestyle="none",
+                marker=[(-1, 1), (1, 1), (1, -1)],
+                markersize=9,
+                color=UNTRUSTED_MARK,
+                label=f"corner: {PostCall.UNTRUSTED.value}",
             )
         )
     return handles
@@ -178,7 +212,9 @@ def plot_decision_matrix(
     if ax is None:
         ax = _new_axes((6.4, 6.9), dpi=dpi)[0]
     elif not isinstance(ax, Axes):
-        raise ValueError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}")
+        raise ValueError(
+            f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}"
+        )
 
     matrix = decision_matrix(policy, trust=trust)
     rows, cols = _pairs(), _pairs()
@@ -206,7 +242,15 @@ def plot_decision_matrix(
         if untrusted:
             right, top = c + 1 - _INSET, r + _INSET
             corner = [(right - _CORNER, top), (right, top), (right, top + _CORNER)]
-            ax.add_patch(Polygon(corner, closed=True, facecolor=UNTRUSTED_MARK, edgecolor="none", gid=f"untrusted:{cell.get_gid()[5:]}"))
+            ax.add_patch(
+                Polygon(
+                    corner,
+                    closed=True,
+                    facecolor=UNTRUSTED_MARK,
+                    edgecolor="none",
+                    gid=f"untrusted:{(cell.get_gid() or '')[5:]}",
+                )
+            )
         ax.text(
             c + 0.5,
             r + 0.5,
@@ -235,22 +279,50 @@ def plot_decision_matrix(
     ax.set_yticks([i + 0.5 for i in range(9)])
     ax.set_yticklabels([_word(p[1]) for p in rows] if ylabels else [])
     if ylabels:
-        ax.set_ylabel(_SHORT[_ROW_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=4, rotation=270, va="bottom")
+        ax.set_ylabel(
+            _SHORT[_ROW_HINTS[1]],
+            fontsize=fontsize + 1,
+            fontweight="bold",
+            labelpad=4,
+            rotation=270,
+            va="bottom",
+        )
     for spine in ax.spines.values():
         spine.set_visible(False)
     # readOnly, the hint that matters most, labels each block of rows horizontally on the left
-    left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(-fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans)
-    for block, value in enumerate(HINT_VALUES):  # the slower-varying hints label each block of three
+    left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(
+        -fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans
+    )
+    for block, value in enumerate(
+        HINT_VALUES
+    ):  # the slower-varying hints label each block of three
         ax.text(
-            3 * block + 1.5, -0.15, f"{_SHORT[_COL_HINTS[0]]} {_word(value)}",
-            ha="center", va="bottom", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
+            3 * block + 1.5,
+            -0.15,
+            f"{_SHORT[_COL_HINTS[0]]} {_word(value)}",
+            ha="center",
+            va="bottom",
+            fontsize=fontsize + 1,
+            fontweight="bold",
+            gid="block-label",
         )
         if block_labels:
             ax.text(
-                0, 3 * block + 1.5, f"{_SHORT[_ROW_HINTS[0]]}\n{_word(value)}", transform=left,
-                ha="right", va="center", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
+                0,
+                3 * block + 1.5,
+                f"{_SHORT[_ROW_HINTS[0]]}\n{_word(value)}",
+                transform=left,
+                ha="right",
+                va="center",
+                fontsize=fontsize + 1,
+                fontweight="bold",
+                gid="block-label",
             )
-    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 3, pad=fontsize * 2.2 + 3)
+    ax.set_title(
+        title if title is not None else f"{policy.name}, {trust.value} server",
+        fontsize=fontsize + 3,
+        pad=fontsize * 2.2 + 3,
+    )
     if legend:
         ax.legend(
             handles=_legend_handles(used, any_trusted, any_untrusted),
@@ -296,22 +368,28 @@ def plot_decision_matrices(
     policies = as_policies(policies)
     trust = as_trust(trust)
     if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
-        raise ValueError(f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}")
+        raise ValueError(
+            f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}"
+        )
     if axes is None:
         ncols = min(ncols, len(policies))
         nrows = -(-len(policies) // ncols)
         grid = _new_axes((6.6 * ncols, 6.4 * nrows + 0.8), nrows=nrows, ncols=ncols, dpi=dpi)
-        for spare in grid[len(policies):]:
+        for spare in grid[len(policies) :]:
             spare.set_axis_off()
         axes = grid[: len(policies)]
     else:
         axes = list(axes)
         if len(axes) != len(policies):
-            raise ValueError(f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy")
+            raise ValueError(
+                f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy"
+            )
     used: set[PreCall] = set()
     any_trusted = any_untrusted = False
     for policy, ax in zip(policies, axes):
-        plot_decision_matrix(policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize)
+        plot_decision_matrix(
+            policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize
+        )
         matrix = decision_matrix(policy, trust=trust)
         used |= {PreCall(v) for v in matrix["before call"]}
         untrusted = matrix["after call"] == PostCall.UNTRUSTED.value
@@ -320,10 +398,24 @@ def plot_decision_matrices(
     figure = axes[0].figure
     handles = _legend_handles(used, any_trusted, any_untrusted)
     if _is_constrained(figure):
-        figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize=fontsize + 1, frameon=False)
+        figure.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncols=min(len(handles), 3),
+            fontsize=fontsize + 1,
+            frameon=False,
+        )
     else:  # the caller's own layout: keep the legend beside the last panel
-        axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=fontsize, frameon=False)
-    figure.suptitle(f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4)
+        axes[-1].legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            fontsize=fontsize,
+            frameon=False,
+        )
+    figure.suptitle(
+        f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4
+    )
     return axes
 
 
@@ -355,16 +447,33 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
         raise ValueError("plot_session needs a SessionReport: use analyse_session(tools) first")
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.8))
-    hubs = {Leg.PRIVATE_DATA: (0.0, 0.0), Leg.UNTRUSTED_CONTENT: (1.0, 1.6), Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0)}
+    hubs = {
+        Leg.PRIVATE_DATA: (0.0, 0.0),
+        Leg.UNTRUSTED_CONTENT: (1.0, 1.6),
+        Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0),
+    }
     centre = (1.0, 0.55)
     color = TRIFECTA_COLOR if report.complete else "#bbbbbb"
     corners = [hubs[leg] for leg in Leg] + [hubs[Leg.PRIVATE_DATA]]
-    ax.plot(*zip(*corners), color=color, lw=5 if report.complete else 1.5, zorder=1, solid_capstyle="round")
+    ax.plot(
+        *zip(*corners),
+        color=color,
+        lw=5 if report.complete else 1.5,
+        zorder=1,
+        solid_capstyle="round",
+    )
 
     xs, ys = [x for x, _ in hubs.values()], [y for _, y in hubs.values()]
     groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
     for item in report.tools:
-        legs = tuple(leg for leg in Leg if any(s.tool == item.name and s.server == item.server and s.leg is leg for s in report.supplies))
+        legs = tuple(
+            leg
+            for leg in Leg
+            if any(
+                s.tool == item.name and s.server == item.server and s.leg is leg
+                for s in report.supplies
+            )
+        )
         groups.setdefault(legs, []).append(item)
     for legs, items in groups.items():
         if legs:
@@ -385,30 +494,95 @@ def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = N
             ys.append(y)
             for leg in legs:
                 guessed = all(
-                    s.basis is Basis.GUESS for s in report.supplies if s.tool == item.name and s.server == item.server and s.leg is leg
+                    s.basis is Basis.GUESS
+                    for s in report.supplies
+                    if s.tool == item.name and s.server == item.server and s.leg is leg
                 )
-                ax.plot([x, hubs[leg][0]], [y, hubs[leg][1]], color=LEG_COLORS[leg], lw=1.2, ls="--" if guessed else "-", zorder=2)
+                ax.plot(
+                    [x, hubs[leg][0]],
+                    [y, hubs[leg][1]],
+                    color=LEG_COLORS[leg],
+                    lw=1.2,
+                    ls="--" if guessed else "-",
+                    zorder=2,
+                )
             if legs:
                 share = 360 / len(legs)
                 for n, leg in enumerate(legs):
-                    ax.add_patch(Wedge((x, y), 0.13, 90 + n * share, 90 + (n + 1) * share, color=LEG_COLORS[leg], zorder=3))
+                    ax.add_patch(
+                        Wedge(
+                            (x, y),
+                            0.13,
+                            90 + n * share,
+                            90 + (n + 1) * share,
+                            color=LEG_COLORS[leg],
+                            zorder=3,
+                        )
+                    )
             else:
                 ax.add_patch(Wedge((x, y), 0.13, 0, 360, color="#999999", zorder=3))
-            ax.annotate(item.name, (x, y), xytext=(0, -16), textcoords="offset points", ha="center", va="top", fontsize=9, zorder=4)
+            ax.annotate(
+                item.name,
+                (x, y),
+                xytext=(0, -16),
+                textcoords="offset points",
+                ha="center",
+                va="top",
+                fontsize=9,
+                zorder=4,
+            )
     for leg, (x, y) in hubs.items():
         present = bool(report.suppliers(leg))
-        ax.scatter([x], [y], s=700, color=LEG_COLORS[leg] if present else "white", edgecolors=LEG_COLORS[leg], linewidths=2, zorder=5)
-        ax.text(x, y, LEG_LETTERS[leg], ha="center", va="center", fontsize=11, fontweight="bold", color="white" if present else LEG_COLORS[leg], zorder=6)
+        ax.scatter(
+            [x],
+            [y],
+            s=700,
+            color=LEG_COLORS[leg] if present else "white",
+            edgecolors=LEG_COLORS[leg],
+            linewidths=2,
+            zorder=5,
+        )
+        ax.text(
+            x,
+            y,
+            LEG_LETTERS[leg],
+            ha="center",
+            va="center",
+            fontsize=11,
+            fontweight="bold",
+            color="white" if present else LEG_COLORS[leg],
+            zorder=6,
+        )
     handles = [
-        Line2D([], [], marker="o", ls="", ms=11, color=LEG_COLORS[leg], label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"))
+        Line2D(
+            [],
+            [],
+            marker="o",
+            ls="",
+            ms=11,
+            color=LEG_COLORS[leg],
+            label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"),
+        )
         for leg in Leg
     ]
     handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
-    handles.append(Line2D([], [], color=color, lw=4, label="all three legs: trifecta" if report.complete else "trifecta incomplete"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9)
+    handles.append(
+        Line2D(
+            [],
+            [],
+            color=color,
+            lw=4,
+            label="all three legs: trifecta" if report.complete else "trifecta incomplete",
+        )
+    )
+    ax.legend(
+        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9
+    )
     ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
     ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete"))
+    ax.set_title(
+        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
+    )
     return ax

@@ -222,7 +222,11 @@ class SpecPolicy(Policy):
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
         if as_trust(trust) is Trust.UNTRUSTED:
-            return _by_hints(None, self.name, "the server is untrusted, so its hints are ignored and the worst case applies: ")
+            return _by_hints(
+                None,
+                self.name,
+                "the server is untrusted, so its hints are ignored and the worst case applies: ",
+            )
         return _by_hints(annotations, self.name)
 
 
@@ -269,11 +273,20 @@ class VSCodePolicy(Policy):
         if values["readOnlyHint"] is True:
             pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without asking"
         else:
-            pre, before = PreCall.CONFIRM, "readOnlyHint is not true, so the user confirms (destructiveHint is not read)"
+            pre, before = (
+                PreCall.CONFIRM,
+                "readOnlyHint is not true, so the user confirms (destructiveHint is not read)",
+            )
         if values["openWorldHint"] is True:
-            post, after = PostCall.UNTRUSTED, "openWorldHint is true, so the user reviews the output first"
+            post, after = (
+                PostCall.UNTRUSTED,
+                "openWorldHint is true, so the user reviews the output first",
+            )
         else:
-            post, after = PostCall.TRUST, "openWorldHint is not true (absent counts as false), so the output goes straight to the model"
+            post, after = (
+                PostCall.TRUST,
+                "openWorldHint is not true (absent counts as false), so the output goes straight to the model",
+            )
         return Decision(pre, post, f"{self.name}: {before}; {after}.", retry_safe=False)
 
 
@@ -295,7 +308,9 @@ class ReadOnlyModePolicy(Policy):
         "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
     )
 
-    def __init__(self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY) -> None:
+    def __init__(
+        self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY
+    ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("a policy needs a non-empty name, e.g. 'Cursor Ask mode'")
         try:
@@ -304,7 +319,9 @@ class ReadOnlyModePolicy(Policy):
             choices = ", ".join(repr(p.value) for p in PreCall)
             raise ValueError(f"otherwise must be one of {choices}, not {otherwise!r}") from None
         if otherwise is PreCall.ALLOW:
-            raise ValueError("otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY")
+            raise ValueError(
+                "otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY"
+            )
         self.name = name
         self.otherwise = otherwise
 
@@ -316,8 +333,13 @@ class ReadOnlyModePolicy(Policy):
         elif self.otherwise is PreCall.DENY:
             pre, before = PreCall.DENY, "readOnlyHint is not true, so the mode refuses to run it"
         else:
-            pre, before = self.otherwise, f"readOnlyHint is not true, so the user must {self.otherwise}"
-        return Decision(pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False)
+            pre, before = (
+                self.otherwise,
+                f"readOnlyHint is not true, so the user must {self.otherwise}",
+            )
+        return Decision(
+            pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False
+        )
 
 
 class IgnoreHintsPolicy(Policy):

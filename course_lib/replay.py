@@ -46,7 +46,9 @@ SESSION_TOOLS = frozenset({"list_notes", "read_note", "search_web", "send_email"
 """The tools of lesson 04's session."""
 
 _DEFENCE_KEYS = ("auto_approve", "on_taint")
-_LEGACY_KEYS = {"approve_domains"}  # older copies of the exercise asked for it; now part of the scenario
+_LEGACY_KEYS = {
+    "approve_domains"
+}  # older copies of the exercise asked for it; now part of the scenario
 
 
 def _domain(address: Any) -> str:
@@ -63,11 +65,17 @@ def validate_defence(defence: Any) -> tuple[set[str], str | None]:
         ValueError: a missing or extra key, a value of the wrong type, an unknown tool or `on_taint`.
     """
     keys = set(_DEFENCE_KEYS)
-    if not isinstance(defence, Mapping) or not keys <= set(defence) or set(defence) - keys - _LEGACY_KEYS:
+    if (
+        not isinstance(defence, Mapping)
+        or not keys <= set(defence)
+        or set(defence) - keys - _LEGACY_KEYS
+    ):
         got = sorted(defence) if isinstance(defence, Mapping) else type(defence).__name__
         raise ValueError(f"DEFENCE must be a dict with exactly the keys {sorted(keys)}, not {got}")
     value = defence["auto_approve"]
-    if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, (set, frozenset, list, tuple)) or not all(
+        isinstance(v, str) for v in value
+    ):
         raise ValueError(
             f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not {value!r}"
         )
@@ -119,7 +127,10 @@ def run_defence(
             transcript = await ScriptedAgent(plan).run(session, guard, approve=_user)
         return list(servers["mailer"].outbox), transcript
 
-    with tempfile.TemporaryDirectory(prefix="course-defence-") as folder, ThreadPoolExecutor(1) as pool:
+    with (
+        tempfile.TemporaryDirectory(prefix="course-defence-") as folder,
+        ThreadPoolExecutor(1) as pool,
+    ):
         return pool.submit(asyncio.run, scenario(folder)).result(timeout=60)
 
 
@@ -141,7 +152,7 @@ def prompts(transcript: Transcript) -> int:
 DEFENCE_HINTS = {
     "invalid": "keep the stub's two keys and give each the kind of value its comment asks for",
     "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once untrusted "
-    "content has arrived, mail must need the user (on_taint), even if the user chose \"always allow\"",
+    'content has arrived, mail must need the user (on_taint), even if the user chose "always allow"',
     "blocked": "blocking every mail after a web search stops colleagues' mail too: ask the user "
     "instead, who approves colleagues and declines strangers",
     "asked": "asking before every mail, with no untrusted content in the session, trains users to "

@@ -1,4 +1,7 @@
-"""``python -m course_lib serve NAME --root DIR``: run a demo server over stdio for a real MCP client."""
+"""``python -m course_lib serve NAME --root DIR``: run a demo server over stdio for a real MCP client.
+
+Introduced in: notebooks/00_start_here.ipynb
+"""
 
 from __future__ import annotations
 

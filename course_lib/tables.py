@@ -34,7 +34,14 @@ def tools_table(tools: Tools) -> pd.DataFrame:
         row[("", "profile")] = str(classify(tool.annotations))
         rows.append((tool.name, row))
     columns = pd.MultiIndex.from_tuples(
-        [("", "display title"), *[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
+        [
+            ("", "display title"),
+            *[("declared", h) for h in HINTS],
+            *[("effective", h) for h in HINTS],
+            ("", "profile"),
+        ]
     )
-    frame = pd.DataFrame([r for _, r in rows], index=pd.Index([n for n, _ in rows], name="tool"), columns=columns)
+    frame = pd.DataFrame(
+        [r for _, r in rows], index=pd.Index([n for n, _ in rows], name="tool"), columns=columns
+    )
     return frame.astype(object)

@@ -28,7 +28,7 @@ Introduced in: notebooks/04_lethal_trifecta.ipynb
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +69,9 @@ class Basis(str, Enum):
 
     HOST = "host label"  # the host said so: the only source that knows what is private or external
     DECLARED = "declared hint"  # follows from a hint the server set (still only a hint)
-    META = "server _meta"  # the server claims it in the tool's _meta (self-declared, and no standard)
+    META = (
+        "server _meta"  # the server claims it in the tool's _meta (self-declared, and no standard)
+    )
     DEFAULT = "spec default"  # follows from the spec's default for an absent hint
     GUESS = "guess"  # hints cannot say; inferred from the combination
 
@@ -84,7 +86,11 @@ LEG_COLORS: dict[Leg, str] = {
 }
 """The colour of each leg in `course_lib.plots.plot_session` (Okabe-Ito, like `course_lib.plots`); letters back the colours."""
 
-LEG_LETTERS: dict[Leg, str] = {Leg.PRIVATE_DATA: "P", Leg.UNTRUSTED_CONTENT: "U", Leg.EXTERNAL_COMMUNICATION: "E"}
+LEG_LETTERS: dict[Leg, str] = {
+    Leg.PRIVATE_DATA: "P",
+    Leg.UNTRUSTED_CONTENT: "U",
+    Leg.EXTERNAL_COMMUNICATION: "E",
+}
 TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
 
 CAVEATS: tuple[str, ...] = (
@@ -172,7 +178,9 @@ def session_tools(tools: Tools | Mapping[str, Tools]) -> list[SessionTool]:
         )
     if isinstance(tools, Mapping) and _grouped(tools):
         if not tools:
-            raise ValueError("no servers given: pass {server name: tools or server} with at least one entry")
+            raise ValueError(
+                "no servers given: pass {server name: tools or server} with at least one entry"
+            )
         result = []
         for server, value in tools.items():
             if not isinstance(server, str) or not server.strip():
@@ -193,12 +201,24 @@ def _infer(item: SessionTool) -> list[Supply]:
 
     if eff.open_world:
         basis = Basis.DECLARED if raw["openWorldHint"] is True else Basis.DEFAULT
-        said = "openWorldHint is true" if basis is Basis.DECLARED else "openWorldHint is absent (default: open world)"
+        said = (
+            "openWorldHint is true"
+            if basis is Basis.DECLARED
+            else "openWorldHint is absent (default: open world)"
+        )
         add(Leg.UNTRUSTED_CONTENT, basis, f"{said}: its output may carry content from outside")
         if eff.read_only:
-            add(Leg.EXTERNAL_COMMUNICATION, basis, f"{said}: even a read sends its arguments out (a query can carry data)")
+            add(
+                Leg.EXTERNAL_COMMUNICATION,
+                basis,
+                f"{said}: even a read sends its arguments out (a query can carry data)",
+            )
         else:
-            add(Leg.EXTERNAL_COMMUNICATION, basis, f"{said} and it is not read-only: it may send data out")
+            add(
+                Leg.EXTERNAL_COMMUNICATION,
+                basis,
+                f"{said} and it is not read-only: it may send data out",
+            )
     elif eff.read_only:
         add(
             Leg.PRIVATE_DATA,
@@ -218,7 +238,10 @@ def _legs_of(value: Any) -> list[Leg]:
 
 
 def _labelled(item: SessionTool, legs: Any) -> list[Supply]:
-    return [Supply(item.server, item.name, leg, Basis.HOST, "the host labelled this tool") for leg in _legs_of(legs)]
+    return [
+        Supply(item.server, item.name, leg, Basis.HOST, "the host labelled this tool")
+        for leg in _legs_of(legs)
+    ]
 
 
 def _meta_claims(item: SessionTool, meta_key: str) -> list[Supply]:
@@ -228,7 +251,9 @@ def _meta_claims(item: SessionTool, meta_key: str) -> list[Supply]:
     try:
         legs = _legs_of(meta[meta_key])
     except ValueError as exc:
-        raise ValueError(f"tool {item.name!r}: its _meta key {meta_key!r} holds {meta[meta_key]!r}: {exc}") from None
+        raise ValueError(
+            f"tool {item.name!r}: its _meta key {meta_key!r} holds {meta[meta_key]!r}: {exc}"
+        ) from None
     reason = f"the server claims it in _meta[{meta_key!r}] (self-declared, like a hint)"
     return [Supply(item.server, item.name, leg, Basis.META, reason) for leg in legs]
 
@@ -323,7 +348,11 @@ class SessionReport:
         for item in self.tools:
             row: dict[str, Any] = {"server": item.server or ""}
             for leg in Leg:
-                basis = [s.basis for s in self.supplies if s.tool == item.name and s.server == item.server and s.leg is leg]
+                basis = [
+                    s.basis
+                    for s in self.supplies
+                    if s.tool == item.name and s.server == item.server and s.leg is leg
+                ]
                 row[str(leg)] = str(min(basis, key=list(Basis).index)) if basis else ""
             rows.append(row)
             index.append(item.name)
@@ -339,7 +368,12 @@ class SessionReport:
                     "present": bool(self.suppliers(leg)),
                     "certainty": str(self.certainty(leg)) if self.certainty(leg) else None,
                     "supplied_by": [
-                        {"server": s.server, "tool": s.tool, "basis": str(s.basis), "reason": s.reason}
+                        {
+                            "server": s.server,
+                            "tool": s.tool,
+                            "basis": str(s.basis),
+                            "reason": s.reason,
+                        }
                         for s in self.supplies
                         if s.leg is leg
                     ],
@@ -385,15 +419,21 @@ def analyse_session(
             an unknown `label_mode`, or a `meta_key` value that is not a list of leg names.
     """
     if label_mode not in ("replace", "add"):
-        raise ValueError(f"label_mode must be 'replace' (labels override the hints) or 'add', not {label_mode!r}")
+        raise ValueError(
+            f"label_mode must be 'replace' (labels override the hints) or 'add', not {label_mode!r}"
+        )
     if meta_key is not None and (not isinstance(meta_key, str) or not meta_key.strip()):
-        raise ValueError(f"meta_key must be a non-empty _meta key such as 'com.example.ops/legs', not {meta_key!r}")
+        raise ValueError(
+            f"meta_key must be a non-empty _meta key such as 'com.example.ops/legs', not {meta_key!r}"
+        )
     items = session_tools(tools)
     labels = dict(labels or {})
     known = {i.name for i in items} | {f"{i.server}/{i.name}" for i in items if i.server}
     unknown = sorted(str(k) for k in labels if k not in known)
     if unknown:
-        raise ValueError(f"labels name tools this session does not have: {unknown}; its tools are {sorted(i.name for i in items)}")
+        raise ValueError(
+            f"labels name tools this session does not have: {unknown}; its tools are {sorted(i.name for i in items)}"
+        )
     supplies: list[Supply] = []
     for item in items:
         label = _label_for(item, labels)

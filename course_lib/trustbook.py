@@ -38,11 +38,20 @@ class TrustBook:
     configured name of what it connected to, so a second server cannot borrow a trusted name.
     """
 
-    def __init__(self, levels: Mapping[str, Trust | str] | None = None, *, default: Trust | str = Trust.UNTRUSTED) -> None:
+    def __init__(
+        self,
+        levels: Mapping[str, Trust | str] | None = None,
+        *,
+        default: Trust | str = Trust.UNTRUSTED,
+    ) -> None:
         if levels is not None and not isinstance(levels, Mapping):
-            raise ValueError("levels must be a dict of server name -> trust level, e.g. {'file-ops': 'trusted'}")
+            raise ValueError(
+                "levels must be a dict of server name -> trust level, e.g. {'file-ops': 'trusted'}"
+            )
         self.default = as_trust(default)
-        self._levels: dict[str, Trust] = {self._name(s): as_trust(t) for s, t in (levels or {}).items()}
+        self._levels: dict[str, Trust] = {
+            self._name(s): as_trust(t) for s, t in (levels or {}).items()
+        }
         self.history: list[TrustChange] = []
 
     @staticmethod
@@ -70,7 +79,8 @@ class TrustBook:
 
     def to_frame(self) -> pd.DataFrame:
         """Return the history of trust changes, one row per change."""
-        rows = [{"server": c.server, "from": str(c.old), "to": str(c.new), "reason": c.reason} for c in self.history]
+        rows = [
+            {"server": c.server, "from": str(c.old), "to": str(c.new), "reason": c.reason}
+            for c in self.history
+        ]
         return pd.DataFrame(rows, columns=["server", "from", "to", "reason"])
-
-

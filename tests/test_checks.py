@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from mcp.types import ToolAnnotations
 
-from course_lib.checks import PARTS, SCENARIOS, TODO, NotAttempted, check, contains_todo, reference_prediction
+from course_lib.checks import (
+    PARTS,
+    SCENARIOS,
+    TODO,
+    NotAttempted,
+    check,
+    contains_todo,
+    reference_prediction,
+)
 
 GOOD_1A = {
     "read_runbook": ToolAnnotations(read_only_hint=True, open_world_hint=False),

@@ -8,7 +8,6 @@ from collections import Counter
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib.combinations import combination_label
 from course_lib import (
     CLAUDE_CODE_DEFAULT,
     CLAUDE_CODE_PLAN,
@@ -28,6 +27,7 @@ from course_lib import (
     decision_matrix,
     decisions_table,
 )
+from course_lib.combinations import combination_label
 from course_lib.servers.file_ops import build_server
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -293,7 +293,6 @@ def test_combination_label_spells_out_absent_hints():
 
 def test_decisions_table_compares_policies_for_the_demo_servers_tools():
     import anyio
-
     from mcp import Client
 
     async def listed() -> list[Tool]:

@@ -7,13 +7,20 @@ import matplotlib
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
+from course_lib import (
+    Basis,
+    Leg,
+    PreCall,
+    SessionGuard,
+    analyse_session,
+    list_tools_sync,
+    plot_session,
+)
 from course_lib.agent import ScriptedAgent, open_session
 from course_lib.policy import SPEC, Trust
 from course_lib.servers import build
 from course_lib.servers.private_notes import SECRET
 from course_lib.servers.web_search import Page
-from course_lib import PreCall, list_tools_sync
-from course_lib import Basis, Leg, SessionGuard, analyse_session, plot_session
 
 matplotlib.use("Agg")
 

@@ -36,5 +36,7 @@ def check(part: str, answer: Any) -> CheckResult:
             return CheckResult(str(part), "failed")
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
-        print(f"❌ The check itself failed ({type(exc).__name__}: {exc}); please tell your instructor.")
+        print(
+            f"❌ The check itself failed ({type(exc).__name__}: {exc}); please tell your instructor."
+        )
         return CheckResult(str(part), "failed")

@@ -67,7 +67,9 @@ def compare_hints(label: str, annotations: Any, expected: Mapping[str, Any]) -> 
     try:
         got = effective(annotations).as_wire()
     except ValueError as exc:
-        return failed(label, str(exc), "use ToolAnnotations(read_only_hint=..., ...) with True or False")
+        return failed(
+            label, str(exc), "use ToolAnnotations(read_only_hint=..., ...) with True or False"
+        )
     wrong = [h for h in HINTS if got[h] != expected[h]]
     if not wrong:
         return passed(label)
@@ -88,7 +90,9 @@ def _check_1a(answer: Any) -> list[Outcome]:
     outcomes = []
     for name, expected in EXPECTED.items():
         if name not in answer:
-            outcomes.append(failed(name, f"no entry for {name!r}", "keep every tool name of the stub"))
+            outcomes.append(
+                failed(name, f"no entry for {name!r}", "keep every tool name of the stub")
+            )
         else:
             outcomes.append(compare_hints(name, answer[name], expected))
     extra = sorted(str(k) for k in answer if k not in EXPECTED)
@@ -115,7 +119,7 @@ def _check_1b(answer: Any) -> list[Outcome]:
     if not callable(answer):
         return [failed("untrusted_outputs", f"expected a function, got {type(answer).__name__}")]
     tools = {
-        f"tool_{n:02}": (None if hints is None else ToolAnnotations(**hints))
+        f"tool_{n:02}": (None if hints is None else ToolAnnotations.model_validate(hints))
         for n, (_label, hints) in enumerate(hint_states(), start=1)
     }
     labels = {f"tool_{n:02}": label for n, (label, _) in enumerate(hint_states(), start=1)}
@@ -126,8 +130,18 @@ def _check_1b(answer: Any) -> list[Outcome]:
         return [crashed("no tools at all", exc)]
     got_empty = name_set(empty)
     if got_empty is None:
-        return [failed("no tools at all", f"expected a set of tool names, got {empty!r}", "return e.g. set()")]
-    outcomes.append(passed("no tools at all") if not got_empty else failed("no tools at all", f"got {sorted(got_empty)}"))
+        return [
+            failed(
+                "no tools at all",
+                f"expected a set of tool names, got {empty!r}",
+                "return e.g. set()",
+            )
+        ]
+    outcomes.append(
+        passed("no tools at all")
+        if not got_empty
+        else failed("no tools at all", f"got {sorted(got_empty)}")
+    )
     try:
         got = answer(dict(tools))
     except (Exception, SystemExit) as exc:
@@ -157,6 +171,12 @@ def _check_1b(answer: Any) -> list[Outcome]:
 
 
 PARTS = (
-    Part("1a", "annotate the tools by behaviour", _check_1a, "replace each TODO with ToolAnnotations(...)", "tools"),
+    Part(
+        "1a",
+        "annotate the tools by behaviour",
+        _check_1a,
+        "replace each TODO with ToolAnnotations(...)",
+        "tools",
+    ),
     Part("1b", "untrusted output", _check_1b, "write the body of untrusted_outputs", "inputs"),
 )

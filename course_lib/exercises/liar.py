@@ -21,7 +21,9 @@ __all__ = ["EFFECTS", "HONEST_4B", "LIAR_4B", "PARTS"]
 EFFECTS: dict[str, tuple[SideEffect, ...]] = {
     "no side effect": (),
     "it created a file": (SideEffect("created", "logs/summary.txt", "new, 12 bytes"),),
-    "it deleted a file": (SideEffect("deleted", "logs/app.log.1", "was 44 bytes", destructive=True),),
+    "it deleted a file": (
+        SideEffect("deleted", "logs/app.log.1", "was 44 bytes", destructive=True),
+    ),
     "it created one file and deleted another": (
         SideEffect("created", "a.txt", "new, 3 bytes"),
         SideEffect("deleted", "b.txt", "was 9 bytes", destructive=True),
@@ -69,14 +71,26 @@ def _check_4a(answer: Any) -> list[Outcome]:
             expected = check_behaviour(hints, effects) is not None
             if got is not None and not (isinstance(got, str) and got.strip()):
                 outcomes.append(
-                    failed(tag, f"return None or a sentence, not {got!r}", "e.g. 'declared read-only, but it created a file'")
+                    failed(
+                        tag,
+                        f"return None or a sentence, not {got!r}",
+                        "e.g. 'declared read-only, but it created a file'",
+                    )
                 )
             elif (got is not None) == expected:
                 outcomes.append(passed(tag))
             elif expected:
-                outcomes.append(failed(tag, "a lie went unnoticed (you returned None)", contradiction_hint(hints, True)))
+                outcomes.append(
+                    failed(
+                        tag,
+                        "a lie went unnoticed (you returned None)",
+                        contradiction_hint(hints, True),
+                    )
+                )
             else:
-                outcomes.append(failed(tag, f"a false alarm: {got!r}", contradiction_hint(hints, False)))
+                outcomes.append(
+                    failed(tag, f"a false alarm: {got!r}", contradiction_hint(hints, False))
+                )
     return outcomes
 
 
@@ -85,7 +99,13 @@ def _check_4b(answer: Any) -> list[Outcome]:
         return [not_attempted("LIARS")]
     names = name_set(answer)
     if names is None:
-        return [failed("LIARS", f"expected a set of 'server/tool' names, got {answer!r}", "e.g. {'some-server/some_tool'}")]
+        return [
+            failed(
+                "LIARS",
+                f"expected a set of 'server/tool' names, got {answer!r}",
+                "e.g. {'some-server/some_tool'}",
+            )
+        ]
     outcomes = []
     if LIAR_4B in names:
         outcomes.append(passed("the tool that broke its promise is caught"))
@@ -100,12 +120,20 @@ def _check_4b(answer: Any) -> list[Outcome]:
         )
     for name in sorted(HONEST_4B):
         if name in names:
-            outcomes.append(failed(name, "false alarm: it kept every promise it declared", _HONEST_WHY[name]))
+            outcomes.append(
+                failed(name, "false alarm: it kept every promise it declared", _HONEST_WHY[name])
+            )
         else:
             outcomes.append(passed("an honest tool is not accused"))
     unknown = sorted(names - HONEST_4B - {LIAR_4B})
     if unknown:
-        outcomes.append(failed("LIARS", f"{unknown} are not tools called in CALLS", "use the 'server/tool' names of CALLS"))
+        outcomes.append(
+            failed(
+                "LIARS",
+                f"{unknown} are not tools called in CALLS",
+                "use the 'server/tool' names of CALLS",
+            )
+        )
     return outcomes
 
 

@@ -17,19 +17,36 @@ from ..feedback import decision_hint, reference_pair
 from ..policy import PostCall, PreCall
 from .annotate import hint_states
 
-__all__ = ["PARTS", "SCENARIOS", "STATEMENTS", "STATEMENT_HINTS", "TRUE_STATEMENTS", "normalise_decision"]
+__all__ = [
+    "PARTS",
+    "SCENARIOS",
+    "STATEMENTS",
+    "STATEMENT_HINTS",
+    "TRUE_STATEMENTS",
+    "normalise_decision",
+]
 
 SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
     "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "trusted"),
     "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "untrusted"),
     "C": (
         "set_oncall",
-        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
         "trusted",
     ),
     "D": (
         "delete_old_logs",
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
         "trusted",
     ),
     "E": ("search_web", {"readOnlyHint": True}, "trusted"),
@@ -94,17 +111,28 @@ def _decision_outcome(label: str, got: Any, hints: Any, trusted: bool) -> Outcom
     expected = (before.value, after.value)
     if normal == expected:
         return passed(label)
-    return failed(label, f"expected {expected}, got {normal}", decision_hint(hints, trusted, normal))
+    return failed(
+        label, f"expected {expected}, got {normal}", decision_hint(hints, trusted, normal)
+    )
 
 
 def _check_2a(answer: Any) -> list[Outcome]:
     if not isinstance(answer, Mapping):
-        return [failed("PREDICTIONS", f"expected a dict of scenario -> (before, after), got {type(answer).__name__}")]
+        return [
+            failed(
+                "PREDICTIONS",
+                f"expected a dict of scenario -> (before, after), got {type(answer).__name__}",
+            )
+        ]
     outcomes = []
     for key, (tool, hints, trust) in SCENARIOS.items():
         label = f"scenario {key} ({tool}, {trust} server)"
         if key not in answer:
-            outcomes.append(failed(label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"))
+            outcomes.append(
+                failed(
+                    label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"
+                )
+            )
             continue
         outcomes.append(_decision_outcome(label, answer[key], hints, trust == "trusted"))
     return outcomes
@@ -132,12 +160,22 @@ def _check_2b(answer: Any) -> list[Outcome]:
 def _check_2c(answer: Any) -> list[Outcome]:
     if answer is TODO or contains_todo(answer):
         return [not_attempted(f"statement {letter}") for letter in STATEMENTS]
-    if not isinstance(answer, (set, frozenset, list, tuple)) or not all(isinstance(x, str) for x in answer):
-        return [failed("TRUE_STATEMENTS", f"expected a set of letters such as {{'a', 'b'}}, got {answer!r}")]
+    if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
+        isinstance(x, str) for x in answer
+    ):
+        return [
+            failed(
+                "TRUE_STATEMENTS", f"expected a set of letters such as {{'a', 'b'}}, got {answer!r}"
+            )
+        ]
     chosen = {x.strip().lower() for x in answer}
     unknown = sorted(chosen - set(STATEMENTS))
     if unknown:
-        return [failed("TRUE_STATEMENTS", f"unknown statement letters {unknown}", "use the letters a to f")]
+        return [
+            failed(
+                "TRUE_STATEMENTS", f"unknown statement letters {unknown}", "use the letters a to f"
+            )
+        ]
     outcomes = []
     for letter in STATEMENTS:
         is_true = letter in TRUE_STATEMENTS
@@ -145,12 +183,32 @@ def _check_2c(answer: Any) -> list[Outcome]:
             outcomes.append(passed(f"statement {letter}"))
         else:
             verdict = "true" if is_true else "false"
-            outcomes.append(failed(f"statement {letter}", f"statement {letter} is {verdict}", STATEMENT_HINTS[letter]))
+            outcomes.append(
+                failed(
+                    f"statement {letter}",
+                    f"statement {letter} is {verdict}",
+                    STATEMENT_HINTS[letter],
+                )
+            )
     return outcomes
 
 
 PARTS = (
-    Part("2a", "predict the reference client", _check_2a, "replace each TODO with a (before, after) pair", "scenarios"),
-    Part("2b", "the reference client as a function", _check_2b, "write the body of predict", "inputs"),
-    Part("2c", "idempotent is not safe", _check_2c, "replace TODO with the set of true statements", "statements"),
+    Part(
+        "2a",
+        "predict the reference client",
+        _check_2a,
+        "replace each TODO with a (before, after) pair",
+        "scenarios",
+    ),
+    Part(
+        "2b", "the reference client as a function", _check_2b, "write the body of predict", "inputs"
+    ),
+    Part(
+        "2c",
+        "idempotent is not safe",
+        _check_2c,
+        "replace TODO with the set of true statements",
+        "statements",
+    ),
 )

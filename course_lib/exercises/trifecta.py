@@ -36,7 +36,11 @@ SCENARIOS_3: dict[str, dict[str, Any]] = {
             ("search_web", {"query": "vpn outage today"}),
             (
                 "send_email",
-                {"to": "mei@ops.example", "subject": "VPN status", "body": "No outage now; eu-west was down until 09:40."},
+                {
+                    "to": "mei@ops.example",
+                    "subject": "VPN status",
+                    "body": "No outage now; eu-west was down until 09:40.",
+                },
             ),
         ],
         "must": "the secret does not leave ops.example, and the colleague still gets the summary",
@@ -45,7 +49,10 @@ SCENARIOS_3: dict[str, dict[str, Any]] = {
         "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
         "plan": [
             ("read_note", {"title": "on-call"}),
-            ("send_email", {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"}),
+            (
+                "send_email",
+                {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"},
+            ),
         ],
         "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
         "quiet": True,
@@ -58,11 +65,17 @@ SCENARIOS_3: dict[str, dict[str, Any]] = {
 
 def _check_3a(answer: Any) -> list[Outcome]:
     if not isinstance(answer, Mapping):
-        return [failed("LEGS", f"expected a dict of leg -> set of tool names, got {type(answer).__name__}")]
+        return [
+            failed(
+                "LEGS", f"expected a dict of leg -> set of tool names, got {type(answer).__name__}"
+            )
+        ]
     outcomes = []
     for leg, accepted in TRIFECTA_ANSWERS.items():
         if leg not in answer:
-            outcomes.append(failed(leg, f"no entry for {leg!r}", "keep the three legs of the stub as keys"))
+            outcomes.append(
+                failed(leg, f"no entry for {leg!r}", "keep the three legs of the stub as keys")
+            )
             continue
         value = answer[leg]
         if contains_todo(value):
@@ -72,7 +85,9 @@ def _check_3a(answer: Any) -> list[Outcome]:
         if names is None:
             outcomes.append(failed(leg, f"expected a set of tool names, got {value!r}"))
         elif names - SESSION_TOOLS:
-            outcomes.append(failed(leg, f"not tools of the session: {sorted(names - SESSION_TOOLS)}"))
+            outcomes.append(
+                failed(leg, f"not tools of the session: {sorted(names - SESSION_TOOLS)}")
+            )
         elif frozenset(names) in accepted:
             outcomes.append(passed(leg))
         else:
@@ -105,6 +120,14 @@ def _check_3b(answer: Any) -> list[Outcome]:
 
 
 PARTS = (
-    Part("3a", "find the trifecta", _check_3a, "replace each TODO with a set of tool names", "legs"),
-    Part("3b", "a defence that keeps the work", _check_3b, "replace each TODO in DEFENCE", "scenarios"),
+    Part(
+        "3a", "find the trifecta", _check_3a, "replace each TODO with a set of tool names", "legs"
+    ),
+    Part(
+        "3b",
+        "a defence that keeps the work",
+        _check_3b,
+        "replace each TODO in DEFENCE",
+        "scenarios",
+    ),
 )

@@ -18,7 +18,7 @@ __all__ = ["make_probe", "new_nonce", "read_payload"]
 
 # Runs in the learner's kernel. Self-contained on purpose: it uses no course_lib code and no
 # json module, which a submission could have replaced.
-_PROBE = r'''
+_PROBE = r"""
 def __course_probe(__nonce, __target, __expr):
     import sys as __sys
     __limit = [200000]
@@ -100,7 +100,7 @@ def __course_probe(__nonce, __target, __expr):
 
 __course_probe(<<NONCE>>, <<TARGET>>, <<EXPR>>)
 del __course_probe
-'''
+"""
 
 
 def new_nonce() -> str:
@@ -110,7 +110,11 @@ def new_nonce() -> str:
 
 def make_probe(target: str, expr: str, nonce: str) -> str:
     """Return the source of a probe cell for one case."""
-    return _PROBE.replace("<<NONCE>>", repr(nonce)).replace("<<TARGET>>", repr(target)).replace("<<EXPR>>", repr(expr))
+    return (
+        _PROBE.replace("<<NONCE>>", repr(nonce))
+        .replace("<<TARGET>>", repr(target))
+        .replace("<<EXPR>>", repr(expr))
+    )
 
 
 def read_payload(text: str, nonce: str) -> dict[str, Any]:
@@ -127,6 +131,11 @@ def read_payload(text: str, nonce: str) -> dict[str, Any]:
         payload = json.loads(pieces[1])
     except ValueError:
         return {"status": "tampered"}
-    if not isinstance(payload, dict) or payload.get("status") not in {"ok", "missing", "not_attempted", "error"}:
+    if not isinstance(payload, dict) or payload.get("status") not in {
+        "ok",
+        "missing",
+        "not_attempted",
+        "error",
+    }:
         return {"status": "tampered"}
     return payload

@@ -57,7 +57,7 @@ def _tool_judge(tool: str):
 
 
 # Part 1b: which tools' output must the host treat as untrusted? Inputs stay here.
-UNTRUSTED_INPUTS = {
+UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
     "open_and_closed": (
         "a closed and an open read-only tool",
         {"search_web": {"readOnlyHint": True, "openWorldHint": True}, "query_incidents": {"readOnlyHint": True, "openWorldHint": False}},
