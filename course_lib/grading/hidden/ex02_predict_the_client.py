@@ -29,7 +29,14 @@ STATEMENT_HINTS = {
     "f": "idempotence is about the second call; the first one does all the damage",
 }
 
-_GENERAL_HINT = "apply the defaults to absent hints, then decide by profile before the call and by openWorld after it"
+def _case_hint(trusted: bool) -> str:
+    """The hint shown when there is no answer to diagnose (missing, timed out): the case's rule."""
+    if not trusted:
+        return "an untrusted server's hints are ignored: judge the tool as if it had no annotations"
+    return (
+        "a trusted server's hints count: apply the defaults to absent hints, then decide by "
+        "profile before the call and by openWorld after it"
+    )
 
 
 def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
@@ -101,7 +108,7 @@ CASES = (
             expr=f"PREDICTIONS[{key!r}]",
             judge=_scenario_judge(key),
             points=1.0,
-            hint=_GENERAL_HINT,
+            hint=_case_hint(SCENARIOS[key][2] == "trusted"),
         )
         for key in SCENARIOS
     ]
@@ -113,7 +120,7 @@ CASES = (
             expr=f"predict({hints!r}, {trusted!r})",
             judge=_predict_judge(hints, trusted),
             points=0.6,
-            hint=_GENERAL_HINT,
+            hint=_case_hint(trusted),
         )
         for case_id, label, hints, trusted in PREDICT_INPUTS
     ]
