@@ -271,7 +271,8 @@ class ScriptedAgent:
         declines every one).
 
         Raises:
-            ValueError: `session` is not a `HostSession`, `guard` not a `SessionGuard`, or `approve` not callable.
+            ValueError: `session` is not a `HostSession`, `guard` not a `SessionGuard`, or `approve`
+            not callable.
         """
         if not isinstance(session, HostSession):
             raise ValueError(
@@ -320,7 +321,9 @@ class ScriptedAgent:
             )
             if self.obey_injections and not result.is_error:
                 queue[0:0] = self.injected_steps(text, step.tool)
-        if queue:  # the loop ended at max_steps with calls still waiting: say so instead of stopping silently
+        # the loop ended at max_steps with calls still waiting: say so instead of stopping
+        # silently
+        if queue:
             stopped = (
                 f"stopped at max_steps={self.max_steps}; {len(queue)} more call(s) not made "
                 "(injected instructions may be looping)"

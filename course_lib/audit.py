@@ -84,7 +84,8 @@ def _database_states(path: Path, name: str) -> dict[str, State] | None:
         states: dict[str, State] = {}
         for table, sql in schema:
             quoted = '"' + table.replace('"', '""') + '"'
-            rows = sorted(repr(row) for row in connection.execute(f"SELECT * FROM {quoted}"))  # noqa: S608
+            # noqa: S608
+            rows = sorted(repr(row) for row in connection.execute(f"SELECT * FROM {quoted}"))
             digest = hashlib.sha256("\n".join([sql or "", *rows]).encode("utf-8")).hexdigest()
             states[f"{name}:{table}"] = State("table", len(rows), digest)
         schema_digest = hashlib.sha256(repr(schema).encode("utf-8")).hexdigest()
@@ -154,7 +155,9 @@ class SideEffect:
     kind: str  # "created", "modified", "deleted" (files, links, databases) or "db-write" (a table)
     target: str  # "logs/app.log.1" or "ops.db:incidents"
     detail: str  # e.g. "was 44 bytes", "table dropped (had 3 rows)"
-    destructive: bool = False  # data was certainly removed or overwritten (deleted, shrank, dropped, rows removed or changed)
+    # data was certainly removed or overwritten (deleted, shrank, dropped, rows removed or
+    # changed)
+    destructive: bool = False
 
     def __str__(self) -> str:
         return f"{self.kind} {self.target} ({self.detail})"

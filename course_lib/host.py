@@ -133,7 +133,8 @@ def server_identity(target: Any) -> tuple[str, Any]:
     """
     if isinstance(target, Client):
         target = target.server
-        # course_lib.connection (like the SDK's stdio_client) wraps a command in a transport that keeps its parameters
+        # course_lib.connection (like the SDK's stdio_client) wraps a command in a
+        # transport that keeps its parameters
         arguments = getattr(target, "args", None)
         if (
             isinstance(arguments, tuple)

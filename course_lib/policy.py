@@ -17,8 +17,10 @@ network, no state. The policies::
     |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
     |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask, Claude Code plan)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code default mode)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask,
+    Claude Code plan)
+    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code
+    default mode)
 
 Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
 `CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
@@ -199,7 +201,8 @@ class SpecPolicy(Policy):
     `docs/specification/2026-07-28/server/tools.mdx`):
 
     * Hints from an untrusted server are ignored (clients MUST consider annotations untrusted
-      unless they come from trusted servers), so the tool is judged as if unannotated: the worst case.
+      unless they come from trusted servers), so the tool is judged as if unannotated: the worst
+      case.
     * Absent hints take the schema's pessimistic defaults.
 
     From the blog post "Tool Annotations as Risk Vocabulary" (2026-03-16,
@@ -255,7 +258,8 @@ class VSCodePolicy(Policy):
     `src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts`.
 
 
-    * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval: !readOnlyHint`).
+    * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval:
+      !readOnlyHint`).
     * otherwise -> a confirmation ("Run {title}") warning that servers or conversation content
       may misuse tools; the user may auto-approve it per session or workspace.
     * `openWorldHint: true` -> the user reviews the output before the model sees it
@@ -415,6 +419,7 @@ def decide(policy: Policy, annotations: Any, *, trust: Trust | str = Trust.UNTRU
     has no reason to trust.
 
     Raises:
-        ValueError: `policy` is not a `Policy`, the annotations are malformed or the trust level is unknown.
+        ValueError: `policy` is not a `Policy`, the annotations are malformed or the trust level is
+        unknown.
     """
     return as_policy(policy).decide(annotations, trust=trust)

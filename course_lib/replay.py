@@ -6,7 +6,8 @@ notes, web search and mailer servers, with a replayed user who approves mail to 
 only; `judge_defence` says how a defence failed, if it did. Exercise 3's visible checks and the
 grader's hidden cases both judge with it.
 
-Introduced in: notebooks/04_lethal_trifecta.ipynb (the attack); exercises/03_break_the_trifecta.ipynb.
+Introduced in: notebooks/04_lethal_trifecta.ipynb (the attack);
+exercises/03_break_the_trifecta.ipynb.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def validate_defence(defence: Any) -> tuple[set[str], str | None]:
     user answers a prompt is part of the scenario (`USER_APPROVES_DOMAINS`), not of the defence.
 
     Raises:
-        ValueError: a missing or extra key, a value of the wrong type, an unknown tool or `on_taint`.
+        ValueError: a missing or extra key, a value of the wrong type, an unknown tool or
+        `on_taint`.
     """
     keys = set(_DEFENCE_KEYS)
     if (

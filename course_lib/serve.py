@@ -10,7 +10,9 @@ import sys
 
 from .servers import SERVERS, build
 
-HELP = "run one of the course's demo MCP servers over stdio (for Claude Code, the MCP Inspector, ...)"
+HELP = (
+    "run one of the course's demo MCP servers over stdio (for Claude Code, the MCP Inspector, ...)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,21 +1,16 @@
-"""The course's figures: decision matrices (81 combinations per client) and a session's trifecta.
+"""Decision matrices: every combination of the four hints against what a client decides.
 
 One matrix is a 9 x 9 grid covering all 81 combinations: rows set `readOnlyHint` and
 `destructiveHint`, columns set `idempotentHint` and `openWorldHint` (each true, false or
 absent). A cell's colour and symbol give the decision before the call (the legend spells each
-one out in the same words as `PreCall`'s values and the tables); a black corner marks a tool whose output the client treats as untrusted
-after the call (no corner: "trust output", the output goes to the model unreviewed). Colours
-come from the Okabe-Ito palette, which stays distinguishable with the common colour-vision
-deficiencies; every colour is backed by a symbol in the cell, written in black or white,
-whichever contrasts more with the cell (at least 4.5:1 for this palette).
+one out in the same words as `PreCall`'s values and the tables); a black corner marks a tool
+whose output the client treats as untrusted after the call (no corner: "trust output", the
+output goes to the model unreviewed). Colours and symbols are in `course_lib.plots.palette`.
 
 Nothing here changes global state: no `rcParams` edits, no `plt.show()`. Without `ax=`, a new
 figure is made with pyplot, so Jupyter displays it at the end of the cell.
 
-`plot_session(report)` draws a session's tools as nodes coloured by the trifecta legs they supply,
-the triangle of the three legs thick and black when complete.
-
-Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trifecta).
+Introduced in: notebooks/03_combinations.ipynb
 """
 
 from __future__ import annotations
@@ -28,53 +23,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
-from .annotations import HINTS
-from .combinations import HINT_VALUES, decision_matrix
-from .policy import POLICIES, Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
-from .trifecta import (
-    LEG_COLORS,
-    LEG_LETTERS,
-    TRIFECTA_COLOR,
-    Basis,
-    Leg,
-    SessionReport,
-    SessionTool,
-)
+from ..annotations import HINTS
+from ..combinations import HINT_VALUES, decision_matrix
+from ..policy import POLICIES, Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
+from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
 
-__all__ = [
-    "COLORS",
-    "UNTRUSTED_MARK",
-    "SHORT_LABELS",
-    "SYMBOLS",
-    "contrast_ratio",
-    "plot_decision_matrices",
-    "plot_decision_matrix",
-    "plot_session",
-    "text_color",
-]
-
-COLORS: dict[PreCall, str] = {
-    PreCall.ALLOW: "#009E73",  # Okabe-Ito bluish green
-    PreCall.CONFIRM: "#F0E442",  # Okabe-Ito yellow
-    PreCall.WARN: "#E69F00",  # Okabe-Ito orange
-    PreCall.DENY: "#D55E00",  # Okabe-Ito vermillion
-}
-"""Cell colour for each decision before the call (Okabe-Ito palette)."""
-
-SHORT_LABELS: dict[PreCall, str] = {p: p.value for p in PreCall}
-"""The words the legend uses for each decision before the call: `PreCall`'s own values, so
-figures and tables use one wording."""
-
-SYMBOLS: dict[PreCall, str] = {
-    PreCall.ALLOW: "\u2713",  # check mark
-    PreCall.CONFIRM: "?",
-    PreCall.WARN: "\u26a0",  # warning sign
-    PreCall.DENY: "\u2717",  # ballot x
-}
-"""The symbol written in a cell for each decision before the call; the legend spells it out."""
-
-UNTRUSTED_MARK = "#000000"
-"""Colour of the corner triangle on a cell whose output the client treats as untrusted."""
+__all__ = ["plot_decision_matrices", "plot_decision_matrix"]
 
 _CORNER = 0.2  # length of the corner triangle's legs, in cells
 _INSET = 0.07  # gap between the corner and the cell's edges, so it never touches the block lines
@@ -89,28 +43,6 @@ _SHORT = {
     "openWorldHint": "openWorld",
 }
 _DPI = 72  # modest resolution for new figures: notebooks that store them stay small
-
-
-def _luminance(color: str) -> float:
-    from matplotlib.colors import to_rgb
-
-    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
-    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
-
-
-def contrast_ratio(foreground: str, background: str) -> float:
-    """Return the WCAG 2 contrast ratio of two colours, from 1 (none) to 21 (black on white)."""
-    light, dark = sorted((_luminance(foreground), _luminance(background)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
-
-
-def text_color(background: str) -> str:
-    """Return "black" or "white", whichever contrasts more with `background`."""
-    return (
-        "black"
-        if contrast_ratio("black", background) >= contrast_ratio("white", background)
-        else "white"
-    )
 
 
 def _word(value: bool | None) -> str:
@@ -128,7 +60,8 @@ def _pair_label(names: Sequence[str], values: tuple[bool | None, bool | None]) -
 def _new_axes(
     figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI
 ) -> list[Axes]:
-    import matplotlib.pyplot as plt  # only when no `ax` is given: pyplot lets Jupyter show the figure
+    # only when no `ax` is given: pyplot lets Jupyter show the figure
+    import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(
         nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained"
@@ -186,7 +119,8 @@ def plot_decision_matrix(
 
     Rows are `readOnlyHint` x `destructiveHint`, columns `idempotentHint` x `openWorldHint`,
     each through true, false, absent. The slower-varying hint labels each block of three (rows:
-    left, columns: top); the faster one labels each row or column (right, bottom). Each cell is a `Rectangle` whose colour is the decision
+    left, columns: top); the faster one labels each row or column (right, bottom). Each cell is a
+    `Rectangle` whose colour is the decision
     before the call (`COLORS`), with the decision's symbol (`SYMBOLS`) written in it; a
     black corner triangle (a `Polygon`) marks a cell whose output the client treats as untrusted.
 
@@ -197,7 +131,8 @@ def plot_decision_matrix(
         legend: draw a legend below the grid.
         title: the title; default ``"<policy name>, <trust> server"``.
         ylabels: write the `destructiveHint` value of each row, right of the grid.
-        block_labels: write the `readOnlyHint` label of each block of rows, horizontally, left of the grid.
+        block_labels: write the `readOnlyHint` label of each block of rows, horizontally, left of
+        the grid.
         fontsize: size of the labels, in points (the cell symbols are twice as large).
         dpi: resolution of a new figure (ignored with `ax=`); keep it modest for stored notebooks.
 
@@ -273,7 +208,8 @@ def plot_decision_matrix(
     ax.set_xticks([i + 0.5 for i in range(9)])
     ax.set_xticklabels([_word(p[1]) for p in cols])
     ax.set_xlabel(_SHORT[_COL_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=2)
-    # like the columns (blocks on top, values below), rows have blocks on the left, values on the right
+    # like the columns (blocks on top, values below), rows have blocks on the left, values on
+    # the right
     ax.yaxis.tick_right()
     ax.yaxis.set_label_position("right")
     ax.set_yticks([i + 0.5 for i in range(9)])
@@ -422,167 +358,3 @@ def plot_decision_matrices(
 def _is_constrained(figure: Any) -> bool:
     engine = figure.get_layout_engine()
     return engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine"
-
-
-# --- a session's trifecta ---------------------------------------------------------------------
-
-
-def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = None) -> Any:
-    """Draw the session: one node per leg (a triangle), each tool linked to the legs it supplies.
-
-    Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
-    E external communication; split when a tool supplies several, grey when none) and linked
-    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
-    When all three legs are present the triangle joining P, U and E is drawn thick and black.
-    Returns the matplotlib `Axes`.
-
-    Raises:
-        ValueError: `report` is not a `SessionReport`.
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Wedge
-
-    if not isinstance(report, SessionReport):
-        raise ValueError("plot_session needs a SessionReport: use analyse_session(tools) first")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.8))
-    hubs = {
-        Leg.PRIVATE_DATA: (0.0, 0.0),
-        Leg.UNTRUSTED_CONTENT: (1.0, 1.6),
-        Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0),
-    }
-    centre = (1.0, 0.55)
-    color = TRIFECTA_COLOR if report.complete else "#bbbbbb"
-    corners = [hubs[leg] for leg in Leg] + [hubs[Leg.PRIVATE_DATA]]
-    ax.plot(
-        *zip(*corners),
-        color=color,
-        lw=5 if report.complete else 1.5,
-        zorder=1,
-        solid_capstyle="round",
-    )
-
-    xs, ys = [x for x, _ in hubs.values()], [y for _, y in hubs.values()]
-    groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
-    for item in report.tools:
-        legs = tuple(
-            leg
-            for leg in Leg
-            if any(
-                s.tool == item.name and s.server == item.server and s.leg is leg
-                for s in report.supplies
-            )
-        )
-        groups.setdefault(legs, []).append(item)
-    for legs, items in groups.items():
-        if legs:
-            ax_x = sum(hubs[leg][0] for leg in legs) / len(legs)
-            ax_y = sum(hubs[leg][1] for leg in legs) / len(legs)
-            # push tools outward from the centre so links do not cross the triangle
-            push = 0.6 if len(legs) == 1 else 0.9
-            dx, dy = ax_x - centre[0], ax_y - centre[1]
-            norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
-            base = (ax_x + push * dx / norm, ax_y + push * dy / norm)
-            along = (-dy / norm, dx / norm)
-        else:
-            base, along = (1.0, -0.75), (1.0, 0.0)
-        for k, item in enumerate(items):
-            offset = (k - (len(items) - 1) / 2) * 0.7
-            x, y = base[0] + along[0] * offset, base[1] + along[1] * offset
-            xs.append(x)
-            ys.append(y)
-            for leg in legs:
-                guessed = all(
-                    s.basis is Basis.GUESS
-                    for s in report.supplies
-                    if s.tool == item.name and s.server == item.server and s.leg is leg
-                )
-                ax.plot(
-                    [x, hubs[leg][0]],
-                    [y, hubs[leg][1]],
-                    color=LEG_COLORS[leg],
-                    lw=1.2,
-                    ls="--" if guessed else "-",
-                    zorder=2,
-                )
-            if legs:
-                share = 360 / len(legs)
-                for n, leg in enumerate(legs):
-                    ax.add_patch(
-                        Wedge(
-                            (x, y),
-                            0.13,
-                            90 + n * share,
-                            90 + (n + 1) * share,
-                            color=LEG_COLORS[leg],
-                            zorder=3,
-                        )
-                    )
-            else:
-                ax.add_patch(Wedge((x, y), 0.13, 0, 360, color="#999999", zorder=3))
-            ax.annotate(
-                item.name,
-                (x, y),
-                xytext=(0, -16),
-                textcoords="offset points",
-                ha="center",
-                va="top",
-                fontsize=9,
-                zorder=4,
-            )
-    for leg, (x, y) in hubs.items():
-        present = bool(report.suppliers(leg))
-        ax.scatter(
-            [x],
-            [y],
-            s=700,
-            color=LEG_COLORS[leg] if present else "white",
-            edgecolors=LEG_COLORS[leg],
-            linewidths=2,
-            zorder=5,
-        )
-        ax.text(
-            x,
-            y,
-            LEG_LETTERS[leg],
-            ha="center",
-            va="center",
-            fontsize=11,
-            fontweight="bold",
-            color="white" if present else LEG_COLORS[leg],
-            zorder=6,
-        )
-    handles = [
-        Line2D(
-            [],
-            [],
-            marker="o",
-            ls="",
-            ms=11,
-            color=LEG_COLORS[leg],
-            label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"),
-        )
-        for leg in Leg
-    ]
-    handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
-    handles.append(
-        Line2D(
-            [],
-            [],
-            color=color,
-            lw=4,
-            label="all three legs: trifecta" if report.complete else "trifecta incomplete",
-        )
-    )
-    ax.legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9
-    )
-    ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
-    ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    ax.set_title(
-        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
-    )
-    return ax
