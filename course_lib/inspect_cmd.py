@@ -32,7 +32,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
 from .connection import ConnectError, connect
-from .trifecta import Leg, analyse_session
+from .legs import Leg
+from .trifecta import analyse_session
 
 HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
 

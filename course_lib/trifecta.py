@@ -29,93 +29,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from mcp.types import Tool, ToolAnnotations
 
 from .annotations import Tools, as_tools, declared, effective
+from .legs import CAVEATS, Basis, Leg, as_leg
 
 if TYPE_CHECKING:  # pandas loads on first use: `inspect` starts faster without it
     import pandas as pd
 
 __all__ = [
-    "LEG_COLORS",
-    "LEG_LETTERS",
-    "Basis",
-    "Leg",
     "SessionReport",
     "SessionTool",
     "Supply",
     "analyse_session",
-    "as_leg",
     "session_tools",
 ]
-
-
-class Leg(str, Enum):
-    """One leg of the lethal trifecta."""
-
-    PRIVATE_DATA = "private data"
-    UNTRUSTED_CONTENT = "untrusted content"
-    EXTERNAL_COMMUNICATION = "external communication"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Basis(str, Enum):
-    """How sure a claim about a leg is, from most to least sure."""
-
-    HOST = "host label"  # the host said so: the only source that knows what is private or external
-    DECLARED = "declared hint"  # follows from a hint the server set (still only a hint)
-    META = (
-        "server _meta"  # the server claims it in the tool's _meta (self-declared, and no standard)
-    )
-    DEFAULT = "spec default"  # follows from the spec's default for an absent hint
-    GUESS = "guess"  # hints cannot say; inferred from the combination
-
-    def __str__(self) -> str:
-        return self.value
-
-
-LEG_COLORS: dict[Leg, str] = {
-    Leg.PRIVATE_DATA: "#0072B2",  # Okabe-Ito blue
-    Leg.UNTRUSTED_CONTENT: "#E69F00",  # Okabe-Ito orange
-    Leg.EXTERNAL_COMMUNICATION: "#CC79A7",  # Okabe-Ito reddish purple
-}
-"""The colour of each leg in `course_lib.plots.plot_session` (Okabe-Ito, like `course_lib.plots`); letters back the colours."""
-
-LEG_LETTERS: dict[Leg, str] = {
-    Leg.PRIVATE_DATA: "P",
-    Leg.UNTRUSTED_CONTENT: "U",
-    Leg.EXTERNAL_COMMUNICATION: "E",
-}
-TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
-
-CAVEATS: tuple[str, ...] = (
-    "openWorldHint does not separate reading untrusted content from sending data out: "
-    "an open-world tool is assumed to do both.",
-    "No hint says whether data is private: closed-world tools that read are only guessed to reach private data.",
-    "Hints are self-declared by each server; a lying or careless server changes every inference here.",
-)
-"""What the four hints cannot tell; every report carries these."""
-
-
-def as_leg(value: Any) -> Leg:
-    """Return `value` as a `Leg` (the enum, its value or its name).
-
-    Raises:
-        ValueError: an unknown leg.
-    """
-    if isinstance(value, Leg):
-        return value
-    if isinstance(value, str):
-        for leg in Leg:
-            if value.strip().lower() in {leg.value, leg.name.lower()}:
-                return leg
-    choices = ", ".join(repr(leg.value) for leg in Leg)
-    raise ValueError(f"unknown trifecta leg {value!r}: use one of {choices}")
 
 
 @dataclass(frozen=True)

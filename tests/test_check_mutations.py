@@ -51,11 +51,11 @@ def test_the_right_answers_pass(capsys):
 
 
 def test_1a_every_flipped_hint_fails_unless_it_means_the_same(capsys):
-    for name, annotations in RIGHT_1A.items():
+    for name, right in RIGHT_1A.items():
         for hint in HINTS:
             for value in (True, False, None):
-                changed = annotations.model_copy(update={ATTR[hint]: value})
-                same = effective(changed) == effective(annotations)
+                changed = right.model_copy(update={ATTR[hint]: value})
+                same = effective(changed) == effective(right)
                 assert passes("1a", dict(RIGHT_1A, **{name: changed}), capsys) == same, (name, hint, value)
     assert not passes("1a", {k: v for k, v in RIGHT_1A.items() if k != "search_web"}, capsys)
 

@@ -21,7 +21,8 @@ DOCUMENTED = {
     "policy": "CLAUDE_CODE_DEFAULT CLAUDE_CODE_PLAN CURSOR_ASK Decision IgnoreHintsPolicy POLICIES Policy PostCall "
     "PreCall ReadOnlyModePolicy SPEC SpecPolicy TRUST_EVERYTHING Trust TrustEverythingPolicy VSCODE VSCodePolicy decide",
     "combinations": "all_combinations combinations_table decision_matrix decisions_table",
-    "trifecta": "Basis Leg SessionReport analyse_session",
+    "legs": "Basis Leg",
+    "trifecta": "SessionReport analyse_session",
     "guard": "SessionGuard",
     "plots": "plot_session",
     "agent": "ScriptedAgent open_session",

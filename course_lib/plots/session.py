@@ -7,17 +7,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..trifecta import (
-    LEG_COLORS,
-    LEG_LETTERS,
-    TRIFECTA_COLOR,
-    Basis,
-    Leg,
-    SessionReport,
-    SessionTool,
-)
+from ..legs import Basis, Leg
+from ..trifecta import SessionReport, SessionTool
 
-__all__ = ["plot_session"]
+__all__ = ["LEG_COLORS", "LEG_LETTERS", "TRIFECTA_COLOR", "plot_session"]
+
+LEG_COLORS: dict[Leg, str] = {
+    Leg.PRIVATE_DATA: "#0072B2",  # Okabe-Ito blue
+    Leg.UNTRUSTED_CONTENT: "#E69F00",  # Okabe-Ito orange
+    Leg.EXTERNAL_COMMUNICATION: "#CC79A7",  # Okabe-Ito reddish purple
+}
+"""The colour of each leg (Okabe-Ito, like the palette); letters back the colours."""
+
+LEG_LETTERS: dict[Leg, str] = {
+    Leg.PRIVATE_DATA: "P",
+    Leg.UNTRUSTED_CONTENT: "U",
+    Leg.EXTERNAL_COMMUNICATION: "E",
+}
+TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
 
 
 def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = None) -> Any:
