@@ -18,7 +18,7 @@ COMMANDS: dict[str, str] = {
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Build the parser; with `only`, import just that command's module (a server must start fast)."""
+    """Build the parser; with `only`, import just that command (a server must start fast)."""
     parser = argparse.ArgumentParser(
         prog="python -m course_lib",
         description="Tools of the MCP tool-annotations course.",

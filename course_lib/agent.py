@@ -78,8 +78,8 @@ class HostSession:
             for tool in tools:
                 if tool.name in self._route:
                     raise ValueError(
-                        f"tool {tool.name!r} is offered by both {self._route[tool.name]!r} and {server!r}; "
-                        "a session needs unique tool names"
+                        f"tool {tool.name!r} is offered by both {self._route[tool.name]!r} "
+                        f"and {server!r}; a session needs unique tool names"
                     )
                 self._route[tool.name] = server
 
@@ -104,7 +104,7 @@ class HostSession:
 async def open_session(
     servers: Mapping[str, Any], **connect_options: Any
 ) -> AsyncIterator[HostSession]:
-    """Connect to every server in `servers` (name -> server object or stdio command) and list their tools.
+    """Connect to every server in `servers` (name -> server or stdio command); list their tools.
 
     Use it as ``async with open_session({"notes": notes, "mailer": mailer}) as session:``.
 
@@ -162,7 +162,7 @@ class Transcript:
     steps: list[StepRecord] = field(default_factory=list)
 
     def table(self, width: int = 60) -> pd.DataFrame:
-        """Return one row per step (tool, arguments, source, decision, outcome), texts cut to `width`."""
+        """Return one row per step (tool, arguments, source, decision, result), cut to `width`."""
 
         def cut(text: str) -> str:
             text = " ".join(str(text).split())
@@ -186,7 +186,7 @@ class Transcript:
 
 
 class ScriptedAgent:
-    """A deterministic agent that follows its plan and, like an injected model, instructions in tool output.
+    """A deterministic agent: it follows its plan and, like an injected model, tool output.
 
     `plan` is a list of `Step` or ``(tool, arguments)`` pairs. `obey_injections=False`
     gives an agent that ignores instructions in tool output (which no real model
@@ -264,7 +264,7 @@ class ScriptedAgent:
     async def run(
         self, session: HostSession, guard: SessionGuard, approve: Approver = decline_all
     ) -> Transcript:
-        """Run the plan in `session`, asking `guard` before each call and `approve` for each confirmation.
+        """Run the plan in `session`: `guard` decides each call, `approve` answers each prompt.
 
         `approve(request)` plays the user at a confirmation prompt: it gets a
         `ConfirmationRequest` (tool, arguments, reason) and returns True to allow (default:
@@ -284,7 +284,8 @@ class ScriptedAgent:
             )
         if not callable(approve):
             raise ValueError(
-                "approve must be a function taking a ConfirmationRequest and returning True or False"
+                "approve must be a function taking a ConfirmationRequest and returning "
+                "True or False"
             )
         queue = list(self.plan)
         latest: dict[str, str] = {}

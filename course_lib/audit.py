@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 MAX_ENTRIES = 10_000
-"""The most files and tables `snapshot` records; a bigger folder is refused (audit a smaller sandbox)."""
+"""The most files and tables `snapshot` records; a bigger folder is refused."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SIDECARS = ("-journal", "-wal", "-shm")  # SQLite's temporary companions of a database file
@@ -71,7 +71,7 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def _database_states(path: Path, name: str) -> dict[str, State] | None:
-    """Return the state of a SQLite database and of each of its tables, or None if it cannot be read."""
+    """Return the state of a SQLite database and of each of its tables (None if unreadable)."""
     try:
         # read-only: the auditor must never change what it observes
         connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
@@ -79,7 +79,8 @@ def _database_states(path: Path, name: str) -> dict[str, State] | None:
         return None
     try:
         schema = connection.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+            "'sqlite_%' ORDER BY name"
         ).fetchall()
         states: dict[str, State] = {}
         for table, sql in schema:
@@ -115,7 +116,8 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
     base = Path(root)
     if not base.is_dir():
         raise ValueError(
-            f"{str(base)!r} is not an existing folder; give the sandbox folder to audit (e.g. server.sandbox.root)"
+            f"{str(base)!r} is not an existing folder; give the sandbox folder to audit (e.g. "
+            "server.sandbox.root)"
         )
     states: dict[str, State] = {}
     for folder, dirs, files in os.walk(base, followlinks=False):
@@ -143,7 +145,8 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
                     states[key] = State("file", -1, "unreadable")
             if len(states) > MAX_ENTRIES:
                 raise ValueError(
-                    f"{str(base)!r} holds more than {MAX_ENTRIES} files and tables; audit a smaller sandbox folder"
+                    f"{str(base)!r} holds more than {MAX_ENTRIES} files and tables; audit a "
+                    "smaller sandbox folder"
                 )
     return states
 
@@ -238,7 +241,7 @@ def side_effects(before: Mapping[str, State], after: Mapping[str, State]) -> lis
 
 
 def check_behaviour(annotations: Any, effects: Iterable[SideEffect]) -> str | None:
-    """Return what contradicts the declared hints in the observed side effects, or None if nothing does.
+    """Return what in the observed side effects contradicts the declared hints, or None.
 
     Two contradictions can be proved from outside: a tool that declares ``readOnlyHint: true``
     changed anything; a tool that declares ``destructiveHint: false`` (additive) removed or

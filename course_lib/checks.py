@@ -45,7 +45,7 @@ __all__ = [
 
 
 class NotAttempted(NotImplementedError):
-    """Raised by an exercise stub that has not been answered yet (a learner replaces the `raise`)."""
+    """Raised by an exercise stub not answered yet (a learner replaces the `raise`)."""
 
     def __init__(
         self, message: str = "not attempted yet: replace `raise NotAttempted()` with your answer"
@@ -198,7 +198,8 @@ def _report(part: Part, outcomes: list[Outcome]) -> CheckResult:
     else:
         print(f"✅ {head}: {good} of {total} {part.unit} right.")
         print(
-            "   The instructor's grader tries inputs of its own: re-read the task before you hand it in."
+            "   The instructor's grader tries inputs of its own: re-read the task before you hand "
+            "it in."
         )
         return CheckResult(part.id, "passed", tuple(outcomes))
     shown = 0

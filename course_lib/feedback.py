@@ -44,7 +44,10 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str
             )
         if got_before == PreCall.ALLOW.value:
             if values["readOnlyHint"] is None:
-                return "an absent readOnlyHint means false: the tool may write, so it is not allowed freely"
+                return (
+                    "an absent readOnlyHint means false: the tool may write, so it is not "
+                    "allowed freely"
+                )
             if eff.idempotent is True:
                 return (
                     "idempotent is not read-only: repeating the call changes nothing more, but the "
@@ -55,7 +58,10 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str
             )
         if before is PreCall.WARN:
             if values["destructiveHint"] is None:
-                return "an absent destructiveHint means true: possibly destructive, so confirm with warning"
+                return (
+                    "an absent destructiveHint means true: possibly destructive, so confirm "
+                    "with warning"
+                )
             return "destructiveHint true: the call may delete or overwrite, so confirm with warning"
         return (
             "destructiveHint false: the tool only adds or sets, so the user confirms without the "
@@ -65,7 +71,10 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str
         return (
             "an absent openWorldHint means true: open world, so the output is treated as untrusted"
         )
-    return "openWorldHint decides after the call: open world -> treat as untrusted, closed -> trust output"
+    return (
+        "openWorldHint decides after the call: open world -> treat as untrusted, closed -> "
+        "trust output"
+    )
 
 
 def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
@@ -73,9 +82,13 @@ def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
     values = declared(hints)
     if expected:
         if values["readOnlyHint"] is True:
-            return "a tool that declares readOnlyHint: true may change nothing at all; any side effect breaks it"
+            return (
+                "a tool that declares readOnlyHint: true may change nothing at all; any side "
+                "effect breaks it"
+            )
         return (
-            "a tool that declares destructiveHint: false (and is not read-only) promises never to remove "
+            "a tool that declares destructiveHint: false (and is not read-only) promises never to "
+            "remove "
             "or overwrite data; a destructive side effect breaks that promise"
         )
     if values["readOnlyHint"] is not True and values["destructiveHint"] is not False:
@@ -83,4 +96,7 @@ def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
             "only a declared promise can be broken: absent hints and destructiveHint: true promise "
             "nothing about deleting"
         )
-    return "an additive tool may create and grow things: only removing or overwriting breaks its promise"
+    return (
+        "an additive tool may create and grow things: only removing or overwriting breaks its "
+        "promise"
+    )

@@ -62,7 +62,8 @@ class SessionGuard:
             self.policy = SPEC
         if not isinstance(self.policy, Policy):
             raise ValueError(
-                f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}"
+                "policy must be a course_lib.policy Policy such as SPEC, not "
+                f"{type(self.policy).__name__}"
             )
         on_taint = getattr(self.on_taint, "value", self.on_taint)
         if on_taint not in _TAINT_ACTIONS:
@@ -129,7 +130,7 @@ class SessionGuard:
         return Verdict(action, reason, decision)
 
     def record(self, name: str) -> bool:
-        """Note that tool `name` ran; taint the session if its output is untrusted content. Return `tainted`.
+        """Note that tool `name` ran; taint the session on untrusted output. Return `tainted`.
 
         Raises:
             ValueError: the session has no such tool.

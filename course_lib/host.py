@@ -123,7 +123,9 @@ UNLISTED = "(unlisted"
 
 
 def server_identity(target: Any) -> tuple[str, Any]:
-    """Return what a host knows a server by: ``("url", url)``, ``("command", line)`` or ``("object", id)``.
+    """Return what a host knows a server by: its URL, its command line or the object itself.
+
+    The result is ``("url", url)``, ``("command", line)`` or ``("object", id)``.
 
     `target` is what a client connects to: a URL (a string starting with ``http://`` or
     ``https://``), a command (a list of strings, a shell-style string or
@@ -153,7 +155,7 @@ def server_identity(target: Any) -> tuple[str, Any]:
 
 
 def _describe(client: Any, identity: tuple[str, Any]) -> str:
-    """The name an unlisted server gets: its self-declared name, marked as unlisted, and how it was reached."""
+    """An unlisted server's name: what it calls itself, marked unlisted, and how it was reached."""
     info = getattr(client, "server_info", None)
     claimed = getattr(info, "name", None) or "unknown server"
     how = {"url": f"at {identity[1]}", "command": f"run as {identity[1]}", "object": "in-process"}[
@@ -168,7 +170,7 @@ def _arguments_json(arguments: Mapping[str, Any]) -> str:
 
 @dataclass
 class Host:
-    """A client host: it decides, asks, calls, audits and adjusts trust, recording every call in `log`.
+    """A client host: it decides, asks, calls, audits, adjusts trust and logs every call in `log`.
 
     `servers` is the host's configuration: the name it gives each server -> what it launched
     or connected to (a server object, a command or a URL; see `server_identity`). Every call
@@ -195,7 +197,8 @@ class Host:
     def __post_init__(self) -> None:
         if not isinstance(self.policy, Policy):
             raise ValueError(
-                f"policy must be a course_lib.policy Policy such as SPEC, not {type(self.policy).__name__}"
+                "policy must be a course_lib.policy Policy such as SPEC, not "
+                f"{type(self.policy).__name__}"
             )
         if isinstance(self.trust, Mapping):
             self.trust = TrustBook(self.trust)
@@ -203,13 +206,15 @@ class Host:
             raise ValueError("trust must be a TrustBook or a dict of server name -> trust level")
         if not callable(self.approve):
             raise ValueError(
-                "approve must be a function taking a ConfirmationRequest and returning True or False"
+                "approve must be a function taking a ConfirmationRequest and returning True or "
+                "False"
             )
         if self.audit_root is not None:
             snapshot(self.audit_root)  # fail now, with a clear message, if the folder is wrong
         if isinstance(self.sensitive_tools, str):
             raise ValueError(
-                "sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not one string"
+                "sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not "
+                "one string"
             )
         self.sensitive_tools = frozenset(self.sensitive_tools)
         if self.pins is not None and not isinstance(self.pins, PinStore):
@@ -221,7 +226,8 @@ class Host:
         for name, target in self.servers.items():
             if not isinstance(name, str) or not name.strip() or UNLISTED in name:
                 raise ValueError(
-                    f"a server's name in servers must be a non-empty string without {UNLISTED!r}, not {name!r}"
+                    f"a server's name in servers must be a non-empty string without {UNLISTED!r}, "
+                    f"not {name!r}"
                 )
             identity = server_identity(target)
             if identity in self._names:
@@ -232,14 +238,17 @@ class Host:
             self._targets.append(target)
 
     def identify(self, client: Any) -> str:
-        """Return the name this host knows the server behind `client` by (unlisted servers: see `servers`)."""
+        """Return the name this host knows the server behind `client` by (see `servers`)."""
         identity = server_identity(client)
         return self._names.get(identity) or _describe(client, identity)
 
     def _decide(self, server: str, tool: Tool) -> Decision:
         decision = self.policy.decide(tool.annotations, trust=self.trust.level(server))
         if tool.name in self.sensitive_tools and decision.pre_call is PreCall.ALLOW:
-            why = f"{tool.name!r} is on the host's own list of sensitive tools, so the user confirms whatever the hints say"
+            why = (
+                f"{tool.name!r} is on the host's own list of sensitive tools, so the user "
+                "confirms whatever the hints say"
+            )
             decision = Decision(PreCall.CONFIRM, decision.post_call, f"{why}.")
         if self.pins is not None and decision.pre_call is not PreCall.DENY:
             pin = self.pins.check(tool, server=server)
@@ -256,14 +265,15 @@ class Host:
     async def call(
         self, client: Any, tool: str, arguments: Mapping[str, Any] | None = None
     ) -> AuditEvent:
-        """Decide, ask if needed, call `tool` through `client`, audit it, and return the logged event.
+        """Decide, ask if needed, call `tool` through `client`, audit it; return the logged event.
 
         Raises:
             ValueError: `arguments` is not a dict, or the server has no tool called `tool`.
         """
         if arguments is not None and not isinstance(arguments, Mapping):
             raise ValueError(
-                f"arguments must be a dict of argument name -> value, not {type(arguments).__name__}"
+                "arguments must be a dict of argument name -> value, not "
+                f"{type(arguments).__name__}"
             )
         if not isinstance(tool, str):
             raise ValueError(

@@ -30,7 +30,8 @@ from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 
-from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
+from .annotations import HINTS, classify, declared, display_title, effective
+from .lint import check_annotations
 from .connection import ConnectError, connect
 from .legs import Leg
 from .trifecta import analyse_session

@@ -37,7 +37,7 @@ def _tool(tool: Any) -> Tool:
 
 
 def definition(tool: Any) -> dict[str, Any]:
-    """Return the part of a tool definition that is pinned: everything the server sent, as wire JSON.
+    """Return the pinned part of a tool definition: everything the server sent, as wire JSON.
 
     Absent fields are left out, so an absent hint and a hint set to false differ.
 
@@ -63,7 +63,10 @@ def fingerprint(tool: Any) -> str:
 
 
 def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
-    """Return the dotted paths that differ between two definitions, e.g. ``["annotations.readOnlyHint", "description"]``."""
+    """Return the dotted paths that differ between two definitions.
+
+    For example ``["annotations.readOnlyHint", "description"]``.
+    """
     paths = []
     for key in sorted(set(old) | set(new)):
         path = f"{prefix}{key}"
@@ -110,7 +113,7 @@ class PinStore:
         return server
 
     def approve(self, tools: Any, *, server: str = "") -> list[str]:
-        """Pin the current definition of each tool (the user approved them); return their fingerprints.
+        """Pin the current definition of each tool (the user approved it); return the fingerprints.
 
         Raises:
             ValueError: `tools` holds something that is not a tool.

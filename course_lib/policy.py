@@ -116,7 +116,8 @@ def as_trust(trust: Any) -> Trust:
     if isinstance(trust, str) and trust.strip().lower() in {t.value for t in Trust}:
         return Trust(trust.strip().lower())
     raise ValueError(
-        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED ('untrusted')"
+        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED "
+        "('untrusted')"
     )
 
 
@@ -170,7 +171,8 @@ _PRE_BY_PROFILE = {
 _PRE_REASON = {
     Profile.READ_ONLY: "read-only, so it runs without asking",
     Profile.ADDITIVE: "it writes (only adds), so the user confirms",
-    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), so the user confirms",
+    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
+    "so the user confirms",
     Profile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong warning",
 }
 
@@ -241,7 +243,10 @@ class TrustEverythingPolicy(Policy):
     """
 
     name = "trusts every hint"
-    source = "SpecPolicy's rules without the trust check (the anti-pattern the spec's server/tools.mdx forbids)"
+    source = (
+        "SpecPolicy's rules without the trust check (the anti-pattern the spec's "
+        "server/tools.mdx forbids)"
+    )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)  # validated, then deliberately ignored
@@ -269,7 +274,10 @@ class VSCodePolicy(Policy):
     """
 
     name = "VS Code"
-    source = "microsoft/vscode src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
+    source = (
+        "microsoft/vscode "
+        "src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
+    )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)  # validated; VS Code treats installation as trust
@@ -289,7 +297,8 @@ class VSCodePolicy(Policy):
         else:
             post, after = (
                 PostCall.TRUST,
-                "openWorldHint is not true (absent counts as false), so the output goes straight to the model",
+                "openWorldHint is not true (absent counts as false), so the output goes straight "
+                "to the model",
             )
         return Decision(pre, post, f"{self.name}: {before}; {after}.", retry_safe=False)
 
@@ -308,7 +317,8 @@ class ReadOnlyModePolicy(Policy):
     """
 
     source = (
-        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode (makeplane/plane-mcp-server#198), "
+        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode "
+        "(makeplane/plane-mcp-server#198), "
         "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
     )
 
@@ -355,7 +365,10 @@ class IgnoreHintsPolicy(Policy):
     no vendor documentation. Output goes to the model unreviewed ("trust output").
     """
 
-    source = "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue threads, secondary"
+    source = (
+        "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue "
+        "threads, secondary"
+    )
 
     def __init__(self, name: str = "ignores hints") -> None:
         if not isinstance(name, str) or not name.strip():
@@ -368,7 +381,8 @@ class IgnoreHintsPolicy(Policy):
         return Decision(
             PreCall.CONFIRM,
             PostCall.TRUST,
-            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an allow rule); no output review.",
+            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an "
+            "allow rule); no output review.",
             retry_safe=False,
         )
 

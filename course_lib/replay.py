@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 USER_APPROVES_DOMAINS = frozenset({"ops.example"})
-"""How the replayed user answers a confirmation prompt: approve mail to these domains, decline the rest.
+"""How the replayed user answers a prompt: approve mail to these domains, decline the rest.
 
 This is the user's behaviour, part of the scenario, not a host setting: a defence decides only
 *when* the user is asked."""
@@ -79,7 +79,8 @@ def validate_defence(defence: Any) -> tuple[set[str], str | None]:
         isinstance(v, str) for v in value
     ):
         raise ValueError(
-            f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not {value!r}"
+            f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not "
+            f"{value!r}"
         )
     unknown = sorted(set(value) - SESSION_TOOLS)
     if unknown:
@@ -153,8 +154,9 @@ def prompts(transcript: Transcript) -> int:
 
 DEFENCE_HINTS = {
     "invalid": "keep the stub's two keys and give each the kind of value its comment asks for",
-    "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once untrusted "
-    'content has arrived, mail must need the user (on_taint), even if the user chose "always allow"',
+    "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once "
+    "untrusted content has arrived, mail must need the user (on_taint), even if the user "
+    'chose "always allow"',
     "blocked": "blocking every mail after a web search stops colleagues' mail too: ask the user "
     "instead, who approves colleagues and declines strangers",
     "asked": "asking before every mail, with no untrusted content in the session, trains users to "

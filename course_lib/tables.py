@@ -15,7 +15,7 @@ __all__ = ["tools_table"]
 
 
 def tools_table(tools: Tools) -> pd.DataFrame:
-    """Return one row per tool: the display title, the hints as declared, and their effective values.
+    """Return one row per tool: display title, hints as declared, and their effective values.
 
     Columns are two-level: ``("declared", hint)`` holds exactly what the server sent
     (`None` where a hint is absent, never shown as False); ``("effective", hint)`` holds

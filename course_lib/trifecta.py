@@ -252,7 +252,10 @@ class SessionReport:
                 tail += f"; {words}: {', '.join(legs)}" if legs else ""
             return f"lethal trifecta COMPLETE: all three legs are present in this session{tail}"
         present = ", ".join(str(leg) for leg in self.legs) or "none"
-        return f"no lethal trifecta: missing {', '.join(str(leg) for leg in self.missing)} (present: {present})"
+        return (
+            f"no lethal trifecta: missing {', '.join(str(leg) for leg in self.missing)} "
+            f"(present: {present})"
+        )
 
     def legs_table(self) -> pd.DataFrame:
         """Return one row per leg: present?, the tools supplying it, and the surest basis."""
@@ -271,7 +274,7 @@ class SessionReport:
         return pd.DataFrame(rows, index=pd.Index([str(leg) for leg in Leg], name="leg"))
 
     def table(self) -> pd.DataFrame:
-        """Return one row per tool: its server and, per leg, the basis of the claim ("" when none)."""
+        """Return one row per tool: its server and, per leg, the basis of its claim ("" if none)."""
         import pandas as pd
 
         rows, index = [], []
@@ -354,7 +357,8 @@ def analyse_session(
         )
     if meta_key is not None and (not isinstance(meta_key, str) or not meta_key.strip()):
         raise ValueError(
-            f"meta_key must be a non-empty _meta key such as 'com.example.ops/legs', not {meta_key!r}"
+            "meta_key must be a non-empty _meta key such as 'com.example.ops/legs', not "
+            f"{meta_key!r}"
         )
     items = session_tools(tools)
     labels = dict(labels or {})
@@ -362,7 +366,8 @@ def analyse_session(
     unknown = sorted(str(k) for k in labels if k not in known)
     if unknown:
         raise ValueError(
-            f"labels name tools this session does not have: {unknown}; its tools are {sorted(i.name for i in items)}"
+            f"labels name tools this session does not have: {unknown}; its tools are "
+            f"{sorted(i.name for i in items)}"
         )
     supplies: list[Supply] = []
     for item in items:

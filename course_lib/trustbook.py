@@ -30,7 +30,7 @@ class TrustChange:
 
 
 class TrustBook:
-    """The trust level of each server, by the name the host gave it, with the history of every change.
+    """The trust level of each server, by the host's name for it, with the history of changes.
 
     A server nobody configured is untrusted, as the spec requires. The names are the host's
     own (the keys of `Host(servers=...)`, like the keys of a client's server configuration),

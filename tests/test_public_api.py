@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The contract. Changing the public API means changing this list on purpose.
 DOCUMENTED = {
-    "annotations": "EffectiveHints FIELDS Finding HINTS NOT_MEANINGFUL Profile SPEC_DEFAULTS as_tool as_tools "
-    "check_annotations classify declared display_title effective fields_table",
+    "annotations": "EffectiveHints FIELDS HINTS NOT_MEANINGFUL Profile SPEC_DEFAULTS as_tool as_tools "
+    "classify declared display_title effective fields_table",
+    "lint": "Finding check_annotations",
     "connection": "ConnectError call_tool_sync connect list_tools_sync python_command run_sync",
     "checks": "NotAttempted TODO",
     "exercises": "check",

@@ -37,6 +37,7 @@ def check(part: str, answer: Any) -> CheckResult:
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
-            f"❌ The check itself failed ({type(exc).__name__}: {exc}); please tell your instructor."
+            f"❌ The check itself failed ({type(exc).__name__}: {exc}); "
+            "please tell your instructor."
         )
         return CheckResult(str(part), "failed")

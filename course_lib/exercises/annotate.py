@@ -49,7 +49,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
 """Part 1a: the effective values a correct annotation of each tool gives."""
 
 _HINT_RULES = {
-    "readOnlyHint": "a tool that only looks (reads, queries, searches) declares read_only_hint=True; "
+    "readOnlyHint": "a tool that only looks (reads, queries, searches) declares "
+    "read_only_hint=True; "
     "absent means false, so the client treats it as a write",
     "destructiveHint": "destructive_hint=False only if the tool never deletes or overwrites "
     "anything (replacing a running version overwrites it); absent means true",

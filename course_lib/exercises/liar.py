@@ -49,7 +49,8 @@ _HONEST_WHY = {
     "annotated-file-ops/append_text": "appending adds (additive)",
     "annotated-file-ops/read_file": "reading changed nothing",
     "annotated-file-ops/set_value": "setting a value is an idempotent write",
-    "annotated-file-ops/delete_file": "it declares destructiveHint: true, so its delete breaks nothing",
+    "annotated-file-ops/delete_file": "it declares destructiveHint: true, so its delete "
+    "breaks nothing",
     "log-tidy/disk_usage": "it only measured",
 }
 
@@ -114,7 +115,8 @@ def _check_4b(answer: Any) -> list[Outcome]:
             failed(
                 "the tool that broke its promise",
                 "a tool that broke its declared promise is not in your set",
-                "run every call of CALLS through observe_calls and your contradiction(); a read-only "
+                "run every call of CALLS through observe_calls and your contradiction(); a "
+                "read-only "
                 "promise is broken by any change at all (check part 4a)",
             )
         )

@@ -52,7 +52,7 @@ SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
     "E": ("search_web", {"readOnlyHint": True}, "trusted"),
     "F": ("run_diagnostics", None, "trusted"),
 }
-"""Exercise 2a's scenarios: id -> (tool, declared hints or None for no annotations, server trust)."""
+"""Exercise 2a's scenarios: id -> (tool, declared hints or None if unannotated, server trust)."""
 
 STATEMENTS: dict[str, str] = {
     "a": "Calling an idempotent tool twice with the same arguments has no further effect.",

@@ -20,10 +20,11 @@ TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
     "untrusted content": (frozenset({"search_web"}),),
     "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
 }
-"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (by what the host knows)."""
+"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
 
 _LEG_HINTS = {
-    "private data": "which tool hands the model the team's secrets? the hints cannot say: the host knows",
+    "private data": "which tool hands the model the team's secrets? the hints cannot say: "
+    "the host knows",
     "untrusted content": "whose output was written by strangers? an open-world read",
     "external communication": "which tool can carry data to an address outside the team? "
     "(a search query can carry data out too, so search_web may be named here as well)",
@@ -31,7 +32,8 @@ _LEG_HINTS = {
 
 SCENARIOS_3: dict[str, dict[str, Any]] = {
     "attack": {
-        "about": "lesson 04's task: search the VPN status, then mail a colleague (the page carries an injection)",
+        "about": "lesson 04's task: search the VPN status, then mail a colleague "
+        "(the page carries an injection)",
         "plan": [
             ("search_web", {"query": "vpn outage today"}),
             (
@@ -60,7 +62,8 @@ SCENARIOS_3: dict[str, dict[str, Any]] = {
 }
 """Exercise 3b's visible scenarios: the user's task, and what must hold afterwards.
 
-``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked at all."""
+``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked
+at all."""
 
 
 def _check_3a(answer: Any) -> list[Outcome]:

@@ -14,8 +14,26 @@ TRUE_STATEMENTS = {"a", "c", "d", "f"}
 SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
     "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "trusted"),
     "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "untrusted"),
-    "C": ("set_oncall", {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}, "trusted"),
-    "D": ("delete_old_logs", {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}, "trusted"),
+    "C": (
+        "set_oncall",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "trusted",
+    ),
+    "D": (
+        "delete_old_logs",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "trusted",
+    ),
     "E": ("search_web", {"readOnlyHint": True}, "trusted"),
     "F": ("run_diagnostics", None, "trusted"),
 }
@@ -23,11 +41,13 @@ SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
 STATEMENT_HINTS = {
     "a": "that is the definition of idempotentHint in the spec",
     "b": "idempotent says nothing about safety: deleting is idempotent and destructive",
-    "c": "deleting what is already deleted changes nothing more (idempotent), but the first delete is permanent",
+    "c": "deleting what is already deleted changes nothing more (idempotent), but the first "
+    "delete is permanent",
     "d": "the blog's mapping: idempotentHint: true means safe to retry on failure",
     "e": "destructiveHint and idempotentHint are meaningful only when readOnlyHint is false",
     "f": "idempotence is about the second call; the first one does all the damage",
 }
+
 
 def _case_hint(trusted: bool) -> str:
     """The hint shown when there is no answer to diagnose (missing, timed out): the case's rule."""
@@ -64,14 +84,69 @@ def _scenario_judge(key: str):
 PREDICT_INPUTS = [
     ("empty_dict", "every hint absent, trusted server", {}, True),
     ("no_annotations", "no annotations at all, trusted server", None, True),
-    ("read_only_destructive", "read-only that also says destructive, trusted server", {"readOnlyHint": True, "destructiveHint": True}, True),
-    ("additive_closed", "additive closed-world write, trusted server", {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}, True),
-    ("destructive_idempotent", "destructive and idempotent, trusted server", {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}, True),
-    ("idempotent_open", "idempotent open-world write, trusted server", {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}, True),
-    ("read_only_untrusted", "read-only closed-world tool, untrusted server", {"readOnlyHint": True, "openWorldHint": False}, False),
-    ("additive_untrusted", "additive write, untrusted server", {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}, False),
-    ("only_not_destructive", "only destructiveHint false declared, trusted server", {"destructiveHint": False}, True),
-    ("read_only_idempotent", "read-only with idempotentHint, trusted server", {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}, True),
+    (
+        "read_only_destructive",
+        "read-only that also says destructive, trusted server",
+        {"readOnlyHint": True, "destructiveHint": True},
+        True,
+    ),
+    (
+        "additive_closed",
+        "additive closed-world write, trusted server",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+        True,
+    ),
+    (
+        "destructive_idempotent",
+        "destructive and idempotent, trusted server",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        True,
+    ),
+    (
+        "idempotent_open",
+        "idempotent open-world write, trusted server",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": True,
+        },
+        True,
+    ),
+    (
+        "read_only_untrusted",
+        "read-only closed-world tool, untrusted server",
+        {"readOnlyHint": True, "openWorldHint": False},
+        False,
+    ),
+    (
+        "additive_untrusted",
+        "additive write, untrusted server",
+        {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
+        False,
+    ),
+    (
+        "only_not_destructive",
+        "only destructiveHint false declared, trusted server",
+        {"destructiveHint": False},
+        True,
+    ),
+    (
+        "read_only_idempotent",
+        "read-only with idempotentHint, trusted server",
+        {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+        True,
+    ),
 ]
 
 
@@ -138,4 +213,6 @@ CASES = (
     ]
 )
 
-EXERCISE = Exercise(id="02_predict_the_client", title="Exercise 2 · Predict the client", cases=CASES)
+EXERCISE = Exercise(
+    id="02_predict_the_client", title="Exercise 2 · Predict the client", cases=CASES
+)
