@@ -34,20 +34,35 @@ def main() -> int:
     for _ in range(args.runs):
         before = os.times()
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "tools/build_book.py"], cwd=ROOT, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "tools/build_book.py"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         walls.append(time.perf_counter() - start)
         after = os.times()
-        cpus.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+        cpus.append(
+            (after.children_user - before.children_user)
+            + (after.children_system - before.children_system)
+        )
         if done.returncode != 0:
             print(done.stdout, done.stderr, file=sys.stderr)
             return 1
     pages = {lang: sum(1 for _ in (SITE / lang).rglob("*.html")) for lang in ("en", "zh-CN")}
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}, runs: {args.runs}")
-    print(f"build, both languages (wall, median): {statistics.median(walls):.1f} s  (min {min(walls):.1f} s; target < 30 s)")
+    print(
+        f"build, both languages (wall, median): {statistics.median(walls):.1f} s"
+        f"  (min {min(walls):.1f} s; target < 30 s)"
+    )
     print(f"build, both languages (CPU, median):  {statistics.median(cpus):.1f} s")
-    print(f"site: {_size(SITE) / 1e6:.1f} MB; en {_size(SITE / 'en') / 1e6:.1f} MB ({pages['en']} pages), "
-          f"zh-CN {_size(SITE / 'zh-CN') / 1e6:.1f} MB ({pages['zh-CN']} pages); "
-          f"of which Mermaid {_size(SITE / 'en' / '_static' / 'mermaid') / 1e6:.1f} MB per language")
+    print(
+        f"site: {_size(SITE) / 1e6:.1f} MB; "
+        f"en {_size(SITE / 'en') / 1e6:.1f} MB ({pages['en']} pages), "
+        f"zh-CN {_size(SITE / 'zh-CN') / 1e6:.1f} MB ({pages['zh-CN']} pages); "
+        f"of which Mermaid {_size(SITE / 'en' / '_static' / 'mermaid') / 1e6:.1f} MB per language"
+    )
     return 0
 
 

@@ -23,13 +23,14 @@ from sphinxcontrib import mermaid as sphinx_mermaid
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from translate_notebooks import readme_links_for_book
+from translate_notebooks import readme_links_for_book  # noqa: E402
 
 # Mermaid's ES-module build, from the npm package pinned in book/package-lock.json.
 MERMAID_DIST = ROOT / "book" / "node_modules" / "mermaid" / "dist"
 MERMAID_FILES = ("mermaid.esm.min.mjs", "chunks/mermaid.esm.min/*.mjs")
 MERMAID_MISSING = (
-    "Mermaid is missing ({path}). The book serves Mermaid from the site itself, from the npm package "
+    "Mermaid is missing ({path}). The book serves Mermaid from the site itself, "
+    "from the npm package "
     "pinned in book/package-lock.json: install it once with\n\n    npm ci --prefix book\n\n"
     "(needs Node.js and npm; Debian: apt-get install nodejs npm), then build again."
 )
@@ -50,7 +51,9 @@ EXERCISE_NOTE = {
 
 # Pages the Chinese edition leaves in English on purpose (for instructors, not learners).
 ENGLISH_ONLY_NOTE = {
-    "docs/instructor": "讲师指南目前只有英文版。面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。",
+    "docs/instructor": (
+        "讲师指南目前只有英文版。面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。"
+    ),
 }
 
 
@@ -114,7 +117,9 @@ def add_page_notes(app: Sphinx, doctree: nodes.document) -> None:
         _insert_note(doctree, ENGLISH_ONLY_NOTE[docname])
 
 
-def readme_links_from_book(app: Sphinx, relative_path: Any, parent_docname: str, content: list[str]) -> None:
+def readme_links_from_book(
+    app: Sphinx, relative_path: Any, parent_docname: str, content: list[str]
+) -> None:
     """README.md is included into a page in book/: its links are relative to the repository root."""
     if str(relative_path) != "README.md":
         return
@@ -138,12 +143,15 @@ def copy_mermaid(app: Sphinx, exception: Exception | None) -> None:
             shutil.copyfile(source, destination)
 
 
-def other_languages(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+def other_languages(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     """Links to this page in the other language(s), for the sidebar's language switch."""
     here = app.config.language if app.config.language in LANGUAGES else "en"
     up = "../" * (pagename.count("/") + 1)
     context["book_languages"] = [
-        (name, f"{up}../{SITE_FOLDER[code]}/{pagename}.html", code == here) for code, name in LANGUAGES.items()
+        (name, f"{up}../{SITE_FOLDER[code]}/{pagename}.html", code == here)
+        for code, name in LANGUAGES.items()
     ]
 
 
@@ -159,11 +167,15 @@ class SearchChineseWithItsStemmer(SearchChinese):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinxcontrib.mermaid")
-    app.add_node(mermaid, override=True, **{
-        fmt: (getattr(sphinx_mermaid, f"{fmt}_visit_mermaid"), None)
-        for fmt in ("html", "latex", "texinfo", "text", "man")
-        if hasattr(sphinx_mermaid, f"{fmt}_visit_mermaid")
-    })
+    app.add_node(
+        mermaid,
+        override=True,
+        **{
+            fmt: (getattr(sphinx_mermaid, f"{fmt}_visit_mermaid"), None)
+            for fmt in ("html", "latex", "texinfo", "text", "man")
+            if hasattr(sphinx_mermaid, f"{fmt}_visit_mermaid")
+        },
+    )
     app.add_directive("mermaid", TranslatableMermaid, override=True)
     search_languages["zh"] = SearchChineseWithItsStemmer
     app.connect("doctree-read", add_page_notes)

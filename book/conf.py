@@ -40,7 +40,10 @@ mermaid_use_local = "mermaid/mermaid.esm.min.mjs"
 mermaid_include_elk = False
 mermaid_include_zenuml = False
 mermaid_d3_zoom = False
-mermaid_init_config = {"startOnLoad": False, "flowchart": {"htmlLabels": False, "subGraphTitleMargin": {"top": 4, "bottom": 14}}}
+mermaid_init_config = {
+    "startOnLoad": False,
+    "flowchart": {"htmlLabels": False, "subGraphTitleMargin": {"top": 4, "bottom": 14}},
+}
 
 html_theme = "sphinx_book_theme"
 html_title = "MCP tool annotations"
@@ -66,7 +69,9 @@ gettext_location = False
 gettext_additional_targets: list[str] = []
 
 templates_path = ["_templates"]
-html_sidebars = {"**": ["navbar-logo.html", "language-switch.html", "search-field.html", "sbt-sidebar-nav.html"]}
+html_sidebars = {
+    "**": ["navbar-logo.html", "language-switch.html", "search-field.html", "sbt-sidebar-nav.html"]
+}
 
 # The build fails on any warning (tools/build_book.py passes -W); this is the whole allow-list.
 suppress_warnings: list[str] = []

@@ -20,9 +20,13 @@ import pytest
 from course_lib.__main__ import main as course_main
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("translate_notebooks", ROOT / "tools" / "translate_notebooks.py")
+_spec = importlib.util.spec_from_file_location(
+    "translate_notebooks", ROOT / "tools" / "translate_notebooks.py"
+)
 translate = importlib.util.module_from_spec(_spec)
-sys.modules["translate_notebooks"] = translate  # its dataclasses look their module up while being defined
+sys.modules["translate_notebooks"] = (
+    translate  # its dataclasses look their module up while being defined
+)
 _spec.loader.exec_module(translate)
 
 ENGLISH = translate.english_notebooks()
@@ -34,13 +38,18 @@ def test_every_message_of_the_page_has_a_current_chinese_translation(page):
     problems = translate.stale([page])
     assert not problems, (
         f"{len(problems)} stale Chinese message(s) for {page} (update with python tools/build_book.py --update-catalogs, "
-        "translate, then python tools/translate_notebooks.py):\n" + "\n".join(str(p) for p in problems)
+        "translate, then python tools/translate_notebooks.py):\n"
+        + "\n".join(str(p) for p in problems)
     )
 
 
 def test_there_is_a_chinese_notebook_for_every_english_one_and_no_orphan():
     english = {f"{p.parent.name}/{p.name}" for p in ENGLISH}
-    chinese = {f"{p.parent.name}/{p.name}" for f in translate.FOLDERS for p in (ROOT / "zh-CN" / f).glob("*.ipynb")}
+    chinese = {
+        f"{p.parent.name}/{p.name}"
+        for f in translate.FOLDERS
+        for p in (ROOT / "zh-CN" / f).glob("*.ipynb")
+    }
     assert english and english == chinese
 
 
@@ -58,20 +67,34 @@ def test_code_outputs_and_cell_ids_are_shared_and_markdown_is_translated(source)
     for en, zh in zip(english.cells, chinese.cells):
         assert zh.cell_type == en.cell_type and zh.metadata == en.metadata
         if en.cell_type == "code":
-            assert (zh.source, zh.outputs, zh.execution_count) == (en.source, en.outputs, en.execution_count)
-    han = sum(len(re.findall(r"[\u4e00-\u9fff]", c.source)) for c in chinese.cells if c.cell_type == "markdown")
+            assert (zh.source, zh.outputs, zh.execution_count) == (
+                en.source,
+                en.outputs,
+                en.execution_count,
+            )
+    han = sum(
+        len(re.findall(r"[\u4e00-\u9fff]", c.source))
+        for c in chinese.cells
+        if c.cell_type == "markdown"
+    )
     assert han > 0, f"{translate.target_of(source).relative_to(ROOT)} has no Chinese text"
 
 
 def _po(tmp_path: Path, entries: str) -> Path:
     path = tmp_path / "page.po"
-    path.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' + entries, encoding="utf-8")
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' + entries,
+        encoding="utf-8",
+    )
     return path
 
 
 def test_a_changed_english_paragraph_is_reported_with_its_file_and_message(tmp_path):
-    catalog = _po(tmp_path, 'msgid "Hints are not security."\nmsgstr "提示不是安全机制。"\n\n'
-                            '#, fuzzy\nmsgid "Pinning remembers a definition."\nmsgstr "定义固定记住一个定义。"\n')
+    catalog = _po(
+        tmp_path,
+        'msgid "Hints are not security."\nmsgstr "提示不是安全机制。"\n\n'
+        '#, fuzzy\nmsgid "Pinning remembers a definition."\nmsgstr "定义固定记住一个定义。"\n',
+    )
     markdown = "# Title\n\nHints are not security.\n\nPinning remembers an approved definition.\n\nPinning remembers a definition.\n"
     problems = translate.stale_messages(markdown, catalog, "locales/x.po")
     assert [(p.catalog, p.message, p.reason.split(" ")[0]) for p in problems] == [
@@ -88,8 +111,12 @@ def test_translation_keeps_list_markers_quotes_tables_and_leaves_code_alone():
         "| a | b |\n|---|---|\n| one | two |\n\n```python\nprint('hello')\n```\n"
     )
     translations = {
-        "1. Check": "1\\. 检查", "A promise on two lines.": "一个承诺。", "first item continued": "第一项",
-        "a": "甲", "b": "乙", "one": "一",
+        "1. Check": "1\\. 检查",
+        "A promise on two lines.": "一个承诺。",
+        "first item continued": "第一项",
+        "a": "甲",
+        "b": "乙",
+        "one": "一",
     }
     text, untranslated = translate.translate_markdown(markdown, translations)
     assert text == (
@@ -97,14 +124,25 @@ def test_translation_keeps_list_markers_quotes_tables_and_leaves_code_alone():
         "```python\nprint('hello')\n```\n"
     )
     assert untranslated == ["`code` item", "two"]
-    assert translate.messages(text) == ["1\\. 检查", "一个承诺。", "第一项", "`code` item", "甲", "乙", "一", "two"]
+    assert translate.messages(text) == [
+        "1\\. 检查",
+        "一个承诺。",
+        "第一项",
+        "`code` item",
+        "甲",
+        "乙",
+        "一",
+        "two",
+    ]
 
 
 def test_a_mermaid_diagram_is_one_message_and_is_replaced_whole():
     markdown = '```mermaid\nflowchart LR\n    A["ask"] --> B["allow"]\n```\n'
     source = 'flowchart LR\n    A["ask"] --> B["allow"]'
     assert translate.messages(markdown) == [source]
-    text, _ = translate.translate_markdown(markdown, {source: 'flowchart LR\n    A["询问"] --> B["允许"]'})
+    text, _ = translate.translate_markdown(
+        markdown, {source: 'flowchart LR\n    A["询问"] --> B["允许"]'}
+    )
     assert text == '```mermaid\nflowchart LR\n    A["询问"] --> B["允许"]\n```\n'
 
 
@@ -116,8 +154,12 @@ def _entries(page: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("page", PAGES)
 def test_numbered_headings_keep_their_number_escaped_so_they_stay_headings(page):
     # "1. Title" in a msgstr is re-read by Sphinx as a numbered list, and the heading disappears
-    bad = [(en, zh) for en, zh in _entries(page) if re.match(r"\d+\. ", en) and re.match(r"\d+\. ", zh)]
-    assert not bad, f"{translate.catalog_path(page).relative_to(ROOT)}: write the number as '1\\.': {bad}"
+    bad = [
+        (en, zh) for en, zh in _entries(page) if re.match(r"\d+\. ", en) and re.match(r"\d+\. ", zh)
+    ]
+    assert not bad, (
+        f"{translate.catalog_path(page).relative_to(ROOT)}: write the number as '1\\.': {bad}"
+    )
 
 
 def _diagram_shape(source: str) -> list[str]:
@@ -130,12 +172,17 @@ def _diagram_shape(source: str) -> list[str]:
 def test_a_translated_diagram_keeps_its_nodes_and_arrows(page):
     for english, chinese in _entries(page):
         if english.startswith(("flowchart", "graph", "sequenceDiagram")):
-            assert _diagram_shape(chinese) == _diagram_shape(english), f"{page}: translate only the labels of {english!r}"
+            assert _diagram_shape(chinese) == _diagram_shape(english), (
+                f"{page}: translate only the labels of {english!r}"
+            )
 
 
 def _chinese_submission(name: str) -> nbformat.NotebookNode:
     """The Chinese exercise with the answers of the English solution filled in, cell by cell id."""
-    solution = {c.get("id"): c for c in nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4).cells}
+    solution = {
+        c.get("id"): c
+        for c in nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4).cells
+    }
     nb = copy.deepcopy(nbformat.read(ROOT / "zh-CN" / "exercises" / f"{name}.ipynb", as_version=4))
     for cell in nb.cells:
         if cell.cell_type == "code" and cell.get("id") in solution:
@@ -156,10 +203,15 @@ def test_the_grader_grades_a_chinese_exercise_exactly_like_the_english_one(tmp_p
         (submissions / student).mkdir(parents=True)
         nbformat.write(nb, submissions / student / f"{name}.ipynb")
     gradebook = tmp_path / "gradebook.csv"
-    status = course_main(["grade", str(submissions), "--out", str(gradebook), "--exercise", "01", "--quiet"])
+    status = course_main(
+        ["grade", str(submissions), "--out", str(gradebook), "--exercise", "01", "--quiet"]
+    )
     assert status == 0
     with gradebook.open(encoding="utf-8") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
-    scores = {student: {k: v for k, v in row.items() if k not in ("student", "seconds")} for student, row in rows.items()}
+    scores = {
+        student: {k: v for k, v in row.items() if k not in ("student", "seconds")}
+        for student, row in rows.items()
+    }
     assert scores["zh-solved"] == scores["en-solved"] and scores["zh-blank"] == scores["en-blank"]
     assert scores["en-solved"] != scores["en-blank"]

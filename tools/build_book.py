@@ -2,7 +2,7 @@
 
 Usage:
     python tools/build_book.py                     # both languages -> build/book/site/
-    python tools/build_book.py --update-catalogs   # first refresh locales/zh_CN/ from the English text
+    python tools/build_book.py --update-catalogs   # first refresh locales/zh_CN/ from the English
 
 Needs the book extra (``pip install -e ".[book]"``) and Mermaid from npm (``npm ci --prefix book``);
 says which is missing. Nothing is executed: lessons are read with their stored outputs.
@@ -35,17 +35,23 @@ WORK = OUT / "_work"
 SITE = OUT / "site"
 LANGUAGES = {"en": "en", "zh_CN": "zh-CN"}  # Sphinx language -> site folder
 TITLES = {"en": "MCP tool annotations", "zh_CN": "MCP 工具注解"}  # the site title in each language
-NEEDED = {"sphinx": "Sphinx", "myst_nb": "myst-nb", "sphinx_book_theme": "sphinx-book-theme",
-          "sphinxcontrib.mermaid": "sphinxcontrib-mermaid", "sphinx_intl": "sphinx-intl"}
+NEEDED = {
+    "sphinx": "Sphinx",
+    "myst_nb": "myst-nb",
+    "sphinx_book_theme": "sphinx-book-theme",
+    "sphinxcontrib.mermaid": "sphinxcontrib-mermaid",
+    "sphinx_intl": "sphinx-intl",
+}
 
 sys.path.insert(0, str(ROOT / "tools"))
-import translate_notebooks
+import translate_notebooks  # noqa: E402
 
 INDEX = """<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>MCP tool annotations · MCP 工具注解</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;line-height:1.6}}
+<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;
+padding:0 1rem;line-height:1.6}}
 a{{display:block;font-size:1.3rem;margin:.6rem 0}}</style></head>
 <body><h1>MCP tool annotations · MCP 工具注解</h1>
 <p>{blurb}</p>
@@ -64,13 +70,16 @@ def preflight() -> None:
     if missing:
         raise BookError(
             f"the book needs {', '.join(missing)}: install the book extra with\n\n"
-            f"    {Path(sys.executable).name} -m pip install -e \".[book]\"\n\n(from the repository root, in the course's venv)"
+            f'    {Path(sys.executable).name} -m pip install -e ".[book]"\n\n'
+            "(from the repository root, in the course's venv)"
         )
     sys.path.insert(0, str(BOOK))
     from book_extras import MERMAID_DIST, MERMAID_FILES, MERMAID_MISSING
 
     if not (MERMAID_DIST / MERMAID_FILES[0]).exists():
-        raise BookError(MERMAID_MISSING.format(path=(MERMAID_DIST / MERMAID_FILES[0]).relative_to(ROOT)))
+        raise BookError(
+            MERMAID_MISSING.format(path=(MERMAID_DIST / MERMAID_FILES[0]).relative_to(ROOT))
+        )
 
 
 def _missing(module: str) -> bool:
@@ -81,14 +90,29 @@ def _missing(module: str) -> bool:
 
 
 def _sphinx(builder: str, outdir: Path, language: str | None = None) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "sphinx", "-b", builder, "-E", "-q", "-W", "--keep-going",
-               "-c", str(BOOK), "-d", str(outdir.parent / "doctrees")]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        builder,
+        "-E",
+        "-q",
+        "-W",
+        "--keep-going",
+        "-c",
+        str(BOOK),
+        "-d",
+        str(outdir.parent / "doctrees"),
+    ]
     if language:
         command += ["-D", f"language={language}", "-D", f"html_title={TITLES[language]}"]
     command += [str(ROOT), str(outdir)]
     shutil.rmtree(outdir.parent, ignore_errors=True)
     outdir.parent.mkdir(parents=True)
-    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def _wait(jobs: dict[str, subprocess.Popen[str]]) -> None:
@@ -100,8 +124,10 @@ def _wait(jobs: dict[str, subprocess.Popen[str]]) -> None:
         elif output.strip():
             print(output.strip(), file=sys.stderr)
     if failed:
-        raise BookError("Sphinx failed (every warning fails the book; the allow-list is suppress_warnings in book/conf.py):\n"
-                        + "\n".join(failed))
+        raise BookError(
+            "Sphinx failed (every warning fails the book; "
+            "the allow-list is suppress_warnings in book/conf.py):\n" + "\n".join(failed)
+        )
 
 
 def check_extraction(gettext: Path) -> None:
@@ -117,13 +143,30 @@ def check_extraction(gettext: Path) -> None:
             side = "only Sphinx" if message in sphinx else "only tools/translate_notebooks.py"
             disagree.append(f"{page}: {side} extracts {message[:100]!r}")
     if disagree:
-        raise BookError("Sphinx and tools/translate_notebooks.py split a page into different messages:\n" + "\n".join(disagree))
+        raise BookError(
+            "Sphinx and tools/translate_notebooks.py split a page into different messages:\n"
+            + "\n".join(disagree)
+        )
 
 
 def update_catalogs(gettext: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx_intl", "update", "-p", str(gettext), "-l", "zh_CN", "-d", str(ROOT / "locales")],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "sphinx_intl",
+            "update",
+            "-p",
+            str(gettext),
+            "-l",
+            "zh_CN",
+            "-d",
+            str(ROOT / "locales"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise BookError(f"sphinx-intl update failed:\n{done.stdout}\n{done.stderr}")
@@ -157,7 +200,11 @@ def _size(folder: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--update-catalogs", action="store_true", help="refresh locales/zh_CN/ from the English text first")
+    parser.add_argument(
+        "--update-catalogs",
+        action="store_true",
+        help="refresh locales/zh_CN/ from the English text first",
+    )
     args = parser.parse_args(argv)
     try:
         preflight()
@@ -166,13 +213,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_book: {exc}", file=sys.stderr)
         return 1
     pages = sum(1 for _ in SITE.rglob("*.html"))
-    print(f"built {SITE.relative_to(ROOT)}/ in {seconds:.1f} s: {pages} HTML files, {_size(SITE) / 1e6:.1f} MB "
-          f"(en {_size(SITE / 'en') / 1e6:.1f} MB, zh-CN {_size(SITE / 'zh-CN') / 1e6:.1f} MB)")
-    print(f"open {(SITE / 'index.html').relative_to(ROOT)} or serve it: python -m http.server -d {SITE.relative_to(ROOT)}")
+    print(
+        f"built {SITE.relative_to(ROOT)}/ in {seconds:.1f} s: {pages} HTML files, "
+        f"{_size(SITE) / 1e6:.1f} MB "
+        f"(en {_size(SITE / 'en') / 1e6:.1f} MB, zh-CN {_size(SITE / 'zh-CN') / 1e6:.1f} MB)"
+    )
+    print(
+        f"open {(SITE / 'index.html').relative_to(ROOT)} or serve it: "
+        f"python -m http.server -d {SITE.relative_to(ROOT)}"
+    )
     problems = translate_notebooks.stale()
     if problems:
-        print(f"{len(problems)} message(s) have no current Chinese translation and show in English "
-              "(list them: python tools/translate_notebooks.py --stale)", file=sys.stderr)
+        print(
+            f"{len(problems)} message(s) have no current Chinese translation and show in English "
+            "(list them: python tools/translate_notebooks.py --stale)",
+            file=sys.stderr,
+        )
     return 0
 
 

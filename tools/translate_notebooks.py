@@ -2,11 +2,12 @@
 
 Usage:
     python tools/translate_notebooks.py            # write zh-CN/notebooks/ and zh-CN/exercises/
-    python tools/translate_notebooks.py --check    # exit 1 if a committed Chinese notebook is out of date
-    python tools/translate_notebooks.py --stale    # list every message whose translation is missing or fuzzy
+    python tools/translate_notebooks.py --check    # exit 1 if a Chinese notebook is out of date
+    python tools/translate_notebooks.py --stale    # list messages with no current translation
 
 One source: the English notebooks (notebooks/, exercises/) and the catalogs the book uses
-(locales/zh_CN/LC_MESSAGES/<folder>/<name>.po, made by ``python tools/build_book.py --update-catalogs``).
+(locales/zh_CN/LC_MESSAGES/<folder>/<name>.po, made by
+``python tools/build_book.py --update-catalogs``).
 In a Chinese notebook every markdown cell is translated block by block (heading, paragraph, list
 item, table cell, Mermaid diagram: the same messages Sphinx extracts for the book); code cells,
 their outputs, cell ids and metadata are copied unchanged. Code comments and printed labels stay
@@ -65,7 +66,7 @@ class _Edit:
 
 
 def readme_links_for_book(text: str) -> str:
-    """README.md's links are relative to the repository root; the page that includes it is in book/."""
+    """README.md's links are relative to the repository root; its including page is in book/."""
     return re.sub(r"\]\((?!https?:|mailto:|#|/)", "](../", text)
 
 
@@ -85,7 +86,12 @@ def _blocks(markdown: str) -> Iterator[tuple[str, str, list[int], str | None]]:
                 if token.type in ("th_open", "td_open"):
                     row = next(t for t in reversed(tokens[:index]) if t.type == "tr_open")
                     row_map = row.map
-                yield token.type.split("_")[0], _msgid(inline.content), list(row_map or [0, 0]), inline.content
+                yield (
+                    token.type.split("_")[0],
+                    _msgid(inline.content),
+                    list(row_map or [0, 0]),
+                    inline.content,
+                )
         elif token.type == "fence" and token.info.strip() == "mermaid":
             yield "mermaid", token.content.rstrip("\n"), list(token.map or [0, 0]), None
 
@@ -137,12 +143,12 @@ def translate_markdown(markdown: str, translations: Mapping[str, str]) -> tuple[
 
 
 def catalog_path(page: str) -> Path:
-    """The catalog of a book page given by its path from the repository root (e.g. notebooks/01_fields.ipynb)."""
+    """The catalog of a book page by its path from the root (notebooks/01_fields.ipynb)."""
     return CATALOGS / Path(page).with_suffix(".po")
 
 
 def read_catalog(path: Path) -> tuple[dict[str, str], set[str]]:
-    """Return (translations that count, fuzzy message ids) of one .po file; empty if it does not exist."""
+    """Return (translations that count, fuzzy message ids) of one .po file; empty if missing."""
     if not path.exists():
         return {}, set()
     with path.open("rb") as handle:
@@ -160,12 +166,15 @@ def read_catalog(path: Path) -> tuple[dict[str, str], set[str]]:
 
 def _relink(markdown: str, folder: str) -> str:
     """Keep relative links working from zh-CN/<folder>/: a link to another translated notebook stays
-    (it now opens the Chinese one); a link to anything else in the repository gets one more ``../``."""
+    (it now opens the Chinese one); a link to anything else in the repository gets one more
+    ``../``."""
 
     def fix(match: re.Match[str]) -> str:
         target = match.group(2)
         resolved = (ROOT / folder / target).resolve()
-        if not resolved.exists() or (resolved.parent.parent == ROOT and resolved.parent.name in FOLDERS):
+        if not resolved.exists() or (
+            resolved.parent.parent == ROOT and resolved.parent.name in FOLDERS
+        ):
             return match.group(0)
         return match.group(1) + "../" + target
 
@@ -181,7 +190,7 @@ def _page(path: Path) -> str:
 
 
 def _markdown_of(page: str) -> str:
-    """The markdown text of a book page, as the book reads it (notebook cells, or the agenda's README part)."""
+    """The markdown of a book page as the book reads it (notebook cells, or the README's agenda)."""
     path = ROOT / page
     if path.suffix == ".ipynb":
         nb = nbformat.read(path, as_version=4)
@@ -197,14 +206,20 @@ def _markdown_of(page: str) -> str:
 
 
 def translated_pages() -> list[str]:
-    """Every page whose Chinese translation must be current: lessons, exercises, glossary, index, agenda."""
+    """Every page whose Chinese must be current: lessons, exercises, glossary, index, agenda."""
     return [_page(p) for p in english_notebooks()] + list(BOOK_PAGES) + [AGENDA[0]]
 
 
 def stale_messages(markdown: str, catalog: Path, shown: str) -> list[Stale]:
-    """The messages of `markdown` that `catalog` does not translate, or translates from an older English text."""
+    """Messages of `markdown` with no translation in `catalog`, or one made from older English."""
     if not catalog.exists():
-        return [Stale(shown, "(whole file)", "catalog missing (run python tools/build_book.py --update-catalogs)")]
+        return [
+            Stale(
+                shown,
+                "(whole file)",
+                "catalog missing (run python tools/build_book.py --update-catalogs)",
+            )
+        ]
     translations, fuzzy = read_catalog(catalog)
     found: list[Stale] = []
     seen: set[str] = set()
@@ -212,7 +227,11 @@ def stale_messages(markdown: str, catalog: Path, shown: str) -> list[Stale]:
         if message in seen or message in translations:
             continue
         seen.add(message)
-        reason = "fuzzy (the English changed: review the translation, then drop the fuzzy flag)" if message in fuzzy else "missing"
+        reason = (
+            "fuzzy (the English changed: review the translation, then drop the fuzzy flag)"
+            if message in fuzzy
+            else "missing"
+        )
         found.append(Stale(shown, message, reason))
     return found
 
@@ -227,7 +246,7 @@ def stale(pages: list[str] | None = None) -> list[Stale]:
 
 
 def translate_notebook(path: Path) -> tuple[nbformat.NotebookNode, list[str]]:
-    """Return the Chinese notebook made from English notebook `path`, and the messages left in English."""
+    """Return the Chinese notebook made from `path`, and the messages left in English."""
     translations, _ = read_catalog(catalog_path(_page(path)))
     nb = copy.deepcopy(nbformat.read(path, as_version=4))
     left: list[str] = []
@@ -256,8 +275,16 @@ def target_of(path: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="do not write; exit 1 if a Chinese notebook is out of date")
-    mode.add_argument("--stale", action="store_true", help="list messages whose translation is missing or fuzzy; exit 1 if any")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="do not write; exit 1 if a Chinese notebook is out of date",
+    )
+    mode.add_argument(
+        "--stale",
+        action="store_true",
+        help="list messages whose translation is missing or fuzzy; exit 1 if any",
+    )
     args = parser.parse_args(argv)
     if args.stale:
         problems = stale()
@@ -283,7 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{orphan.relative_to(ROOT)} has no English source: delete it", file=sys.stderr)
     if args.check and (outdated or orphans):
         for target in outdated:
-            print(f"{target.relative_to(ROOT)} is out of date: run python tools/translate_notebooks.py", file=sys.stderr)
+            print(
+                f"{target.relative_to(ROOT)} is out of date: "
+                "run python tools/translate_notebooks.py",
+                file=sys.stderr,
+            )
         return 1
     return 0
 

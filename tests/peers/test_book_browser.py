@@ -32,10 +32,21 @@ SITE = ROOT / "build" / "book" / "site"
 LANGUAGES = ("en", "zh-CN")
 # The reading order: the book's index, then its toctree (book/index.md), depth first.
 ORDER = [
-    "book/index", "book/agenda", "notebooks/00_start_here", "notebooks/01_fields", "notebooks/02_defaults",
-    "notebooks/03_combinations", "exercises/01_annotate_tools", "exercises/02_predict_the_client",
-    "notebooks/04_lethal_trifecta", "exercises/03_break_the_trifecta", "notebooks/05_lying_server",
-    "exercises/04_catch_the_liar", "notebooks/06_beyond_hints", "book/glossary", "docs/instructor",
+    "book/index",
+    "book/agenda",
+    "notebooks/00_start_here",
+    "notebooks/01_fields",
+    "notebooks/02_defaults",
+    "notebooks/03_combinations",
+    "exercises/01_annotate_tools",
+    "exercises/02_predict_the_client",
+    "notebooks/04_lethal_trifecta",
+    "exercises/03_break_the_trifecta",
+    "notebooks/05_lying_server",
+    "exercises/04_catch_the_liar",
+    "notebooks/06_beyond_hints",
+    "book/glossary",
+    "docs/instructor",
 ]
 EXTRA_PAGES = ["genindex", "search"]
 # Prose is headings, paragraphs and list items; table cells are left out (many hold identifiers,
@@ -97,9 +108,16 @@ def _problems(events: list[dict[str, Any]], origin: str) -> list[str]:
         method, params = event["method"], event.get("params", {})
         if method == "Runtime.exceptionThrown":
             details = params.get("exceptionDetails", {})
-            found.append(f"page error: {details.get('exception', {}).get('description') or details.get('text')}")
+            found.append(
+                f"page error: {details.get('exception', {}).get('description') or details.get('text')}"
+            )
         elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
-            found.append("console error: " + " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+            found.append(
+                "console error: "
+                + " ".join(
+                    str(a.get("value", a.get("description", ""))) for a in params.get("args", [])
+                )
+            )
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
             if not entry.get("url", "").endswith("/favicon.ico"):
@@ -126,9 +144,19 @@ class _Quiet(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def site() -> Path:
     """Build the book with the README's command (both languages), as a reader would."""
-    done = subprocess.run([sys.executable, "tools/build_book.py"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "tools/build_book.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     if done.returncode != 0:
-        pytest.fail(f"python tools/build_book.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}", pytrace=False)
+        pytest.fail(
+            f"python tools/build_book.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}",
+            pytrace=False,
+        )
     return SITE
 
 
@@ -147,7 +175,9 @@ def origin(site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser(origin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RecordingChromium]:
     executable = need_program("chromium", "Debian's chromium package (apt-get install chromium)")
-    driver = RecordingChromium(executable, tmp_path_factory.mktemp("chromium") / "profile", width=1280, height=900)
+    driver = RecordingChromium(
+        executable, tmp_path_factory.mktemp("chromium") / "profile", width=1280, height=900
+    )
     try:
         yield driver
     finally:
@@ -158,11 +188,16 @@ def _open(browser: RecordingChromium, url: str) -> dict[str, Any]:
     """Open `url`, wait until it has loaded and every Mermaid block has been drawn; return its state."""
     browser.events.clear()
     browser.navigate(url)
-    browser.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}", timeout=30, what=f"{url} to load")
+    browser.wait_for(
+        f"document.readyState === 'complete' && location.href === {json.dumps(url)}",
+        timeout=30,
+        what=f"{url} to load",
+    )
     try:
         browser.wait_for(
             "[...document.querySelectorAll('.mermaid')].every(m => m.querySelector('svg') || /error/i.test(m.textContent))",
-            timeout=30, what=f"the Mermaid diagrams of {url} to be drawn",
+            timeout=30,
+            what=f"the Mermaid diagrams of {url} to be drawn",
         )
     except BrowserError:
         pass  # asserted below with the page's state
@@ -200,24 +235,43 @@ def test_the_language_choice_page_links_both_books(browser, origin):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_page_loads_without_errors_or_outside_requests(pages, language):
-    failures = {page: state["problems"] for (lang, page), state in pages.items() if lang == language and state["problems"]}
+    failures = {
+        page: state["problems"]
+        for (lang, page), state in pages.items()
+        if lang == language and state["problems"]
+    }
     assert not failures, f"{language}: {json.dumps(failures, indent=1, ensure_ascii=False)}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_mermaid_block_is_drawn_as_svg(pages, language):
-    diagrams = {page: state["mermaid"] for (lang, page), state in pages.items() if lang == language and state["mermaid"]}
-    assert len(diagrams) >= 5, f"{language}: expected the lessons' Mermaid diagrams, found them on {sorted(diagrams)}"
+    diagrams = {
+        page: state["mermaid"]
+        for (lang, page), state in pages.items()
+        if lang == language and state["mermaid"]
+    }
+    assert len(diagrams) >= 5, (
+        f"{language}: expected the lessons' Mermaid diagrams, found them on {sorted(diagrams)}"
+    )
     for page, blocks in diagrams.items():
         for number, block in enumerate(blocks, start=1):
-            assert block["svg"] and not block["error"], f"{language}/{page}: Mermaid diagram {number} was not drawn"
+            assert block["svg"] and not block["error"], (
+                f"{language}/{page}: Mermaid diagram {number} was not drawn"
+            )
             if language == "zh-CN" and page not in ENGLISH_ONLY:
-                assert HAN.search(block["text"]), f"zh-CN/{page}: Mermaid diagram {number} has no Chinese label"
+                assert HAN.search(block["text"]), (
+                    f"zh-CN/{page}: Mermaid diagram {number} has no Chinese label"
+                )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_image_loads(pages, language):
-    images = [(page, image) for (lang, page), state in pages.items() if lang == language for image in state["images"]]
+    images = [
+        (page, image)
+        for (lang, page), state in pages.items()
+        if lang == language
+        for image in state["images"]
+    ]
     assert images, f"{language}: the lessons' figures are missing"
     broken = [f"{page}: {image['src']}" for page, image in images if not image["ok"]]
     assert not broken, f"{language}: images that did not load: {broken}"
@@ -229,7 +283,9 @@ def test_chinese_pages_are_in_chinese(pages):
         assert zh["lang"] == "zh-CN" and en["lang"] == "en"
         if page in ENGLISH_ONLY:
             continue
-        assert HAN.search(zh["title"]) and HAN.search(zh["h1"]), f"zh-CN/{page}: title {zh['title']!r} is not Chinese"
+        assert HAN.search(zh["title"]) and HAN.search(zh["h1"]), (
+            f"zh-CN/{page}: title {zh['title']!r} is not Chinese"
+        )
         chinese = [text for text in zh["prose"] if HAN.search(text)]
         assert len(chinese) >= 0.8 * len(zh["prose"]), (
             f"zh-CN/{page}: only {len(chinese)} of {len(zh['prose'])} prose blocks are Chinese; English ones: "
@@ -249,7 +305,9 @@ def test_next_and_previous_links_walk_the_whole_book(browser, origin, language):
         if not state["next"]:
             break
         forward.append(state["next"])
-    assert forward == [_url(origin, language, page) for page in ORDER], f"{language}: Next walks {forward}"
+    assert forward == [_url(origin, language, page) for page in ORDER], (
+        f"{language}: Next walks {forward}"
+    )
     backward = [forward[-1]]
     while len(backward) <= len(ORDER):
         state = _open(browser, backward[-1])
