@@ -29,7 +29,6 @@ import anyio
 from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-
 from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
 from .connect import ConnectError, connect
 from .safe_text import printable, truncated

@@ -8,7 +8,6 @@ servers on mcp <= 1.9.3 do: crash on the 2026 `server/discover` request, answer 
 """
 
 import json
-import os
 import subprocess
 import sys
 
