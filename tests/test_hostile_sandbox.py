@@ -8,6 +8,7 @@ grows files between a check and a read, and replaces files the server opened at 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -192,3 +193,17 @@ def test_disk_usage_does_not_follow_links(world):
     result = call(server, "disk_usage", {"folder": "logs"})
     assert not result.is_error and "123456" not in text(result)
     assert "logs/app.log: 18 bytes" in text(result)
+
+
+def test_a_device_node_is_refused_without_reading_it(world):
+    sandbox, _ = world
+    try:
+        os.mknod(sandbox / "zero.txt", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
+    except PermissionError:
+        pytest.skip("creating a device node needs CAP_MKNOD (the FIFO test covers the same check)")
+    server = file_ops.build_server(sandbox)
+    started = time.monotonic()
+    read, append = anyio.run(calls, server, ("read_file", {"path": "zero.txt"}), ("append_text", {"path": "zero.txt", "text": "x"}))
+    assert time.monotonic() - started < 5
+    assert read.is_error and "not a regular file" in text(read)
+    assert append.is_error and "not a regular file" in text(append)
