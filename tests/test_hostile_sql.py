@@ -26,7 +26,20 @@ def test_one_like_over_a_megabyte_stops_near_the_time_limit():
     started = time.monotonic()
     result = run_sql(server, sql)
     assert time.monotonic() - started < sql_query.TIME_LIMIT + 1.5
-    assert result.is_error
+    assert result.is_error and "pattern is 40003 characters long" in result.content[0].text
+
+
+def test_a_like_over_a_megabyte_on_every_row_is_interrupted_near_the_time_limit():
+    server = sql_query.build_server(variant="engine")
+    pattern = "'%' || printf('%.*c', 90, 'a') || 'b%'"
+    sql = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) "
+        f"SELECT count(*) FROM c WHERE printf('%.*c', 999000 - x % 2, 'a') LIKE {pattern}"
+    )
+    started = time.monotonic()
+    result = run_sql(server, sql)
+    assert time.monotonic() - started < sql_query.TIME_LIMIT + 1.5
+    assert result.is_error and "longer than" in result.content[0].text
 
 
 def test_one_instr_or_replace_call_cannot_outlast_the_time_limit():

@@ -111,14 +111,14 @@ def seed_database(path: str | os.PathLike[str]) -> Path:
 
 
 def _authoriser(refused: list[str]) -> Any:
-    """An SQLite authoriser that denies ATTACH and the dangerous functions, noting what it denied."""
+    """An SQLite authoriser that denies ATTACH and the dangerous functions, noting why in `refused`."""
 
     def authorise(action: int, arg1: object, arg2: object, *_: object) -> int:
         if action == sqlite3.SQLITE_ATTACH:
-            refused.append("attach")
+            refused.append(_REFUSED["attach"])
             return sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION and isinstance(arg2, str) and arg2.lower() in _REFUSED:
-            refused.append(arg2.lower())
+            refused.append(_REFUSED[arg2.lower()])
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
@@ -151,6 +151,34 @@ def _replace(text: object, old: object, new: object) -> object:
     return text.replace(old, new)  # type: ignore[arg-type]
 
 
+_matcher = threading.local()
+
+
+def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
+    """SQLite's `operator` (LIKE or GLOB), refusing patterns longer than `MAX_PATTERN` (noted in `refused`).
+
+    SQLite matches a pattern inside one C call that no interrupt reaches, in time that grows
+    with the pattern's length times the text's: a short pattern keeps every call short.
+    The matching itself is SQLite's own, on a private in-memory connection.
+    """
+    escape = " ESCAPE ?" if max_arguments == 3 else ""
+    sql = f"SELECT ? {operator} ?{escape}"
+
+    def match(pattern: object, value: object, *escape_char: object) -> object:
+        if isinstance(pattern, (str, bytes)) and len(pattern) > MAX_PATTERN:
+            refused.append(
+                f"not allowed: the {operator} pattern is {len(pattern)} characters long; the limit is {MAX_PATTERN} "
+                "(a long pattern over a long text runs inside one SQLite call that cannot be stopped)"
+            )
+            raise sqlite3.DataError(refused[-1])
+        connection = getattr(_matcher, "connection", None)
+        if connection is None:
+            connection = _matcher.connection = sqlite3.connect(":memory:")
+        return connection.execute(sql, (value, pattern, *escape_char)).fetchone()[0]
+
+    return match
+
+
 def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[str]]:
     """Open `database` with the guards every variant needs; return the connection and what it refused."""
     # nofollow: SQLite itself refuses to open ops.db if it has become a symbolic link
@@ -165,8 +193,9 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, MAX_COLUMNS)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_PATTERN)
     connection.create_function("instr", 2, _instr, deterministic=True)
+    for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
+        connection.create_function(operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True)
     connection.create_function("replace", 3, _replace, deterministic=True)
     if not read_only:
         connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
@@ -227,7 +256,7 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
                 "or check a recursive query for a missing end condition"
             ) from None
         if refused:
-            raise ToolError(_REFUSED[refused[0]]) from None
+            raise ToolError(refused[0]) from None
         raise ToolError(f"SQLite refused the statement: {exc}") from None
     finally:
         with lock:
