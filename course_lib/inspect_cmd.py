@@ -7,9 +7,7 @@ older ones (1.x Python SDK, most npm servers): the SDK's "auto" mode sends the 2
 `server/discover` request and falls back to the legacy `initialize` handshake when the
 server does not understand it.
 
-Exit status: 0 every server inspected; 1 the trifecta is complete and `--fail-on-trifecta`
-was given; 2 bad command line; 3 at least one server could not be inspected (did not
-start, is not an MCP server, or did not answer within `--timeout`).
+Exit status: as `EPILOG` below says (`--help` prints it).
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
 """
