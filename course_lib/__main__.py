@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
     "inspect": "course_lib.inspect_cmd",
     "grade": "course_lib.grading.cli",
+    "hub": "course_lib.hub.cli",
 }
 
 
