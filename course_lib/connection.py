@@ -140,7 +140,7 @@ def _record_started_servers() -> None:
         return process
 
     recording_spawn.course_lib_records = True  # type: ignore[attr-defined]
-    sdk_stdio._create_platform_compatible_process = recording_spawn  # type: ignore[attr-defined]
+    sdk_stdio._create_platform_compatible_process = recording_spawn
 
 
 def _session_members(session_id: int) -> list[int]:
@@ -210,9 +210,10 @@ async def connect(
         # The server's stderr goes to a pipe we drain, not the notebook: inside a Jupyter kernel
         # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
         # Its last lines are quoted (escaped) when the session fails.
-        stderr: StderrTail | None = StderrTail()
+        tail = StderrTail()
+        stderr: StderrTail | None = tail
         _record_started_servers()
-        client = Client(stdio_client(params, errlog=stderr.writer), mode=mode, **client_options)
+        client = Client(stdio_client(params, errlog=tail.writer), mode=mode, **client_options)
     else:
         label = getattr(target, "name", type(target).__name__)
         stderr = None

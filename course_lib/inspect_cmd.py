@@ -7,9 +7,7 @@ older ones (1.x Python SDK, most npm servers): the SDK's "auto" mode sends the 2
 `server/discover` request and falls back to the legacy `initialize` handshake when the
 server does not understand it.
 
-Exit status: 0 every server inspected; 1 the trifecta is complete and `--fail-on-trifecta`
-was given; 2 bad command line; 3 at least one server could not be inspected (did not
-start, is not an MCP server, or did not answer within `--timeout`).
+Exit status: as `EPILOG` below says (`--help` prints it).
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
 """
@@ -29,10 +27,12 @@ import anyio
 from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
-from .connect import ConnectError, connect
+from .annotations import HINTS, classify, declared, display_title, effective
+from .lint import check_annotations
+from .connection import ConnectError, connect
 from .safe_text import printable, truncated
-from .session import Leg, analyse_session
+from .legs import Leg
+from .trifecta import analyse_session
 
 HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
 
