@@ -17,10 +17,9 @@ network, no state. The policies::
     |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
     |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask,
-    Claude Code plan)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code
-    default mode)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely
+    |                         (Cursor Ask, Claude Code plan)
+    `-- IgnoreHintsPolicy     reads no hint and confirms every call (Claude Code default mode)
 
 Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
 `CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
