@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
     "inspect": "course_lib.inspect",
     "grade": "course_lib.grading.cli",
+    "measure-client": "course_lib.measure.cli",
 }
 
 

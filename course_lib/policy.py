@@ -17,13 +17,16 @@ network, no state. The policies::
     |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
     |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask, Claude Code plan)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code default mode)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask)
+    |-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Desktop)
+    |-- ClaudeCodePolicy      Claude Code, one permission mode of one version, as measured offline
+    `-- CodexPolicy           Codex CLI 0.171.0 `codex exec`, as measured offline
 
 Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
-`CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
-its sources (repository and file, or issue thread); models of real clients are simplifications
-of what those sources say, and the ones built from issue threads are secondary evidence.
+`CLAUDE_CODE_DEFAULT` (Claude Code 2.1.332's plan and manual modes), `CODEX_EXEC`; `POLICIES` is
+the standard line-up the lessons compare. Each class names its source: a measurement (Claude Code,
+Codex: course_lib/data/clients/, checked by tests/test_measured_clients.py), source code
+(VS Code) or issue threads (Cursor, Claude Desktop: secondary evidence).
 
 Also here: `all_combinations()` (the 81 ways to set the four hints to true, false or absent),
 `combinations_table()` (their effective values and risk profile), `decision_matrix()` (one
@@ -49,13 +52,19 @@ from .annotations import HINTS, Profile, as_tool, classify, declared, effective
 
 __all__ = [
     "CLAUDE_CODE_DEFAULT",
+    "CLAUDE_CODE_MEASURED",
+    "CLAUDE_CODE_MODES",
     "CLAUDE_CODE_PLAN",
+    "CLAUDE_CODE_VERSION",
+    "CODEX_EXEC",
     "CURSOR_ASK",
     "HINT_VALUES",
     "POLICIES",
     "SPEC",
     "TRUST_EVERYTHING",
     "VSCODE",
+    "ClaudeCodePolicy",
+    "CodexPolicy",
     "Decision",
     "IgnoreHintsPolicy",
     "Policy",
@@ -288,15 +297,15 @@ class ReadOnlyModePolicy(Policy):
     Any other tool (including one with no annotations) gets `otherwise`: `PreCall.DENY` in
     Cursor's Ask mode, whose error is "You are in ask mode and cannot run non read-only tools."
     (colbymchenry/codegraph#1018, sourcebot-dev/sourcebot PR #1013; GitHub Copilot PR review
-    filters the same way, microsoft/azure-devops-mcp#1555), `PreCall.CONFIRM` in Claude Code's
-    plan mode, which reportedly prompts for every other MCP call (makeplane/plane-mcp-server#198,
-    jahala/tilth PR #168). All are secondary sources (issue threads), not vendor documentation.
+    filters the same way, microsoft/azure-devops-mcp#1555). These are secondary sources (issue
+    threads), not vendor documentation. (Claude Code's plan mode was measured instead: see
+    `ClaudeCodePolicy`.)
     No output rule is known for these modes: output goes to the model unreviewed ("trust
     output"). Server trust is not checked.
     """
 
     source = (
-        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode (makeplane/plane-mcp-server#198), "
+        "Cursor Ask mode (colbymchenry/codegraph#1018, sourcebot-dev/sourcebot PR #1013), "
         "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
     )
 
@@ -328,17 +337,16 @@ class ReadOnlyModePolicy(Policy):
 class IgnoreHintsPolicy(Policy):
     """A client that reads no hint and asks the user before every call.
 
-    Claude Code's default mode treats MCP calls uniformly (permission rules decide, not
-    `readOnlyHint`: anthropics/claude-code#87452, doobidoo/mcp-memory-service#335), and Claude
-    Desktop prompts per call (s-morgan-jeffries/apple-mail-fast-mcp#217). Secondary sources,
-    no vendor documentation. Output goes to the model unreviewed ("trust output").
+    Claude Desktop prompts per call (s-morgan-jeffries/apple-mail-fast-mcp#217, an issue
+    thread: secondary). For Claude Code, use the measured `ClaudeCodePolicy` instead. Output
+    goes to the model unreviewed ("trust output").
     """
 
-    source = "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue threads, secondary"
+    source = "Claude Desktop (s-morgan-jeffries/apple-mail-fast-mcp#217); issue thread, secondary"
 
     def __init__(self, name: str = "ignores hints") -> None:
         if not isinstance(name, str) or not name.strip():
-            raise ValueError("a policy needs a non-empty name, e.g. 'Claude Code (default mode)'")
+            raise ValueError("a policy needs a non-empty name, e.g. 'Claude Desktop'")
         self.name = name
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
@@ -352,12 +360,132 @@ class IgnoreHintsPolicy(Policy):
         )
 
 
+# What each measured Claude Code version does with an MCP call no permission rule matches, per
+# permission mode: (when readOnlyHint is true, otherwise). "classifier": no person is asked; the
+# auto-mode safety classifier (a model request) decides, and the call ran when it approved.
+# Measured offline with `python -m course_lib measure-client claude-code` (course_lib/data/clients/);
+# tests/test_measured_clients.py fails when this table and a committed measurement disagree.
+CLAUDE_CODE_MODES: dict[str, dict[str, tuple[str, str]]] = {
+    "2.1.197": {
+        "default": ("ask", "ask"),
+        "plan": ("ask", "ask"),
+        "acceptEdits": ("ask", "ask"),
+        "auto": ("classifier", "classifier"),
+        "bypassPermissions": ("ran", "ran"),
+        "dontAsk": ("denied", "denied"),
+    },
+    "2.1.332": {
+        "manual": ("ask", "ask"),
+        "plan": ("classifier", "ask"),
+        "acceptEdits": ("ask", "ask"),
+        "auto": ("classifier", "classifier"),
+        "bypassPermissions": ("ran", "ran"),
+        "dontAsk": ("denied", "denied"),
+    },
+}
+CLAUDE_CODE_MEASURED = "2026-11-30"
+CLAUDE_CODE_VERSION = "2.1.332"
+"""The Claude Code version the course's ready-made models describe (the one the peers tier pins)."""
+
+_CC_PRE = {"ask": PreCall.CONFIRM, "ran": PreCall.ALLOW, "denied": PreCall.DENY, "classifier": PreCall.ALLOW}
+_CC_WHY = {
+    "ask": "the user is asked",
+    "ran": "it runs without asking",
+    "denied": "it is refused without asking",
+    "classifier": "no one is asked: the auto-mode safety classifier (a model call) decides, and it ran when the classifier approved",
+}
+
+
+class ClaudeCodePolicy(Policy):
+    """Claude Code in one permission mode, as measured on one version (no permission rule matching).
+
+    Measured offline (`python -m course_lib measure-client claude-code`, headless ``-p`` mode,
+    MCP tool search off) on 2.1.197 and 2.1.332 on 2026-11-30; the data is in
+    `course_lib/data/clients/`. What a mode does can change between patch versions: 2.1.197's
+    plan mode asks about every MCP call, 2.1.332's sends a `readOnlyHint: true` call to the
+    safety classifier instead. Only `readOnlyHint` (declared true) is ever read; no hint reaches
+    the model. Caveat: measured in headless ``-p`` mode, where the permission-prompt tool stands
+    in for the person; the interactive UI was not measured. Permission rules come first:
+    see `course_lib.permissions`.
+
+    `concurrency_safe()` is the other thing Claude Code does with a hint: `readOnlyHint: true`
+    calls in one turn run at the same time, others one after the other.
+    """
+
+    def __init__(self, mode: str, *, version: str = CLAUDE_CODE_VERSION) -> None:
+        if version not in CLAUDE_CODE_MODES:
+            raise ValueError(f"Claude Code {version!r} was not measured; measured: {', '.join(CLAUDE_CODE_MODES)}")
+        modes = CLAUDE_CODE_MODES[version]
+        if mode not in modes:
+            raise ValueError(f"Claude Code {version} has no measured mode {mode!r}; modes: {', '.join(modes)}")
+        self.mode = mode
+        self.version = version
+        self.name = f"Claude Code {version} {mode} mode"
+        self.source = (
+            f"measured offline on Claude Code {version}, {CLAUDE_CODE_MEASURED} "
+            f"(course_lib/data/clients/claude-code-{version}.json)"
+        )
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)  # validated; Claude Code does not check server trust beyond installation
+        read_only = declared(annotations)["readOnlyHint"] is True
+        if_read_only, otherwise = CLAUDE_CODE_MODES[self.version][self.mode]
+        what = if_read_only if read_only else otherwise
+        if if_read_only == otherwise:
+            before = f"hints are not read for permissions, so {_CC_WHY[what]}"
+        else:
+            before = f"readOnlyHint is {'true' if read_only else 'not true'}, so {_CC_WHY[what]}"
+        return Decision(_CC_PRE[what], PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False)
+
+    def classifier_judges(self, annotations: Any) -> bool:
+        """Does this mode hand a call of a tool like this one to the auto-mode safety classifier?"""
+        if_read_only, otherwise = CLAUDE_CODE_MODES[self.version][self.mode]
+        return (if_read_only if declared(annotations)["readOnlyHint"] is True else otherwise) == "classifier"
+
+    def concurrency_safe(self, annotations: Any) -> bool:
+        """May two calls of tools like this one run at the same time? (`readOnlyHint: true` only.)"""
+        return declared(annotations)["readOnlyHint"] is True
+
+
+class CodexPolicy(Policy):
+    """Codex CLI 0.171.0 in `codex exec` (no one to ask: approval policy "never"), as measured.
+
+    A call runs without approval when `readOnlyHint` is true, or when `destructiveHint` and
+    `openWorldHint` are both declared false; anything else fails with "requires approval, but
+    approval policy is never". With `--dangerously-bypass-approvals-and-sandbox` every call runs.
+    Measured offline on 2026-11-30 (course_lib/data/clients/codex-0.171.0.json).
+    """
+
+    version = "0.171.0"
+
+    def __init__(self, mode: str = "exec") -> None:
+        if mode not in {"exec", "bypass"}:
+            raise ValueError(f"Codex modes measured: 'exec' and 'bypass', not {mode!r}")
+        self.mode = mode
+        self.name = f"Codex CLI {self.version} ({mode})"
+        self.source = f"measured offline on Codex CLI {self.version}, 2026-11-30 (course_lib/data/clients/codex-{self.version}.json)"
+
+    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+        _trust(trust)
+        values = declared(annotations)
+        if self.mode == "bypass":
+            return Decision(PreCall.ALLOW, PostCall.TRUST, f"{self.name}: approvals are bypassed, so every call runs.")
+        if values["readOnlyHint"] is True:
+            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without approval"
+        elif values["destructiveHint"] is False and values["openWorldHint"] is False:
+            pre, before = PreCall.ALLOW, "destructiveHint and openWorldHint are both declared false, so it runs without approval"
+        else:
+            pre, before = PreCall.DENY, "it needs approval and exec mode has no one to ask, so it fails"
+        return Decision(pre, PostCall.TRUST, f"{self.name}: {before}.", retry_safe=False)
+
+
 SPEC = SpecPolicy()
 TRUST_EVERYTHING = TrustEverythingPolicy()
 VSCODE = VSCodePolicy()
 CURSOR_ASK = ReadOnlyModePolicy("Cursor Ask mode", otherwise=PreCall.DENY)
-CLAUDE_CODE_PLAN = ReadOnlyModePolicy("Claude Code plan mode", otherwise=PreCall.CONFIRM)
-CLAUDE_CODE_DEFAULT = IgnoreHintsPolicy("Claude Code default mode")
+CLAUDE_CODE_PLAN = ClaudeCodePolicy("plan")
+CLAUDE_CODE_DEFAULT = ClaudeCodePolicy("manual")
+CODEX_EXEC = CodexPolicy("exec")
 
 POLICIES: tuple[Policy, ...] = (SPEC, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, TRUST_EVERYTHING)
 """The standard line-up the lessons compare (the reference client first)."""
