@@ -16,7 +16,8 @@ checks this model against every measured cell:
   in every mode;
 * else a matching `ask` rule asks the user, in every mode but `dontAsk`, `bypassPermissions`
   included;
-* else a matching `allow` rule runs the tool without asking, in every mode, `dontAsk` included;
+* else a matching `allow` rule runs the tool without asking, in every mode, `dontAsk` included,
+  except that 2.1.332's plan mode lets it run only a `readOnlyHint: true` tool (it asks about the rest);
 * an unmatched call gets what the permission mode does with it (`course_lib.policy.ClaudeCodePolicy`).
 
 So precedence is deny > ask > allow, whatever the server's hints say.
@@ -34,7 +35,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from .policy import CLAUDE_CODE_VERSION, ClaudeCodePolicy, Decision, PostCall, PreCall
+from .annotations import declared
+from .policy import (
+    CLAUDE_CODE_ALLOW_READ_ONLY_ONLY,
+    CLAUDE_CODE_CLASSIFIER_DENIALS,
+    CLAUDE_CODE_VERSION,
+    ClaudeCodePolicy,
+    Decision,
+    PostCall,
+    PreCall,
+)
 
 __all__ = [
     "LISTS",
@@ -43,7 +53,9 @@ __all__ = [
     "Rule",
     "classifier_judges",
     "claude_code_outcome",
+    "claude_code_session",
     "decide_with_rules",
+    "hints_by_rules",
     "outcome_of",
     "rules_matrix",
 ]
@@ -184,12 +196,62 @@ class Permissions:
         return [r for name in LISTS for r in getattr(self, name) if r.server == server]
 
 
+def _rule_outcome(
+    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
+) -> Outcome | None:
+    """What a matching rule does with the call, or None when no rule decides it."""
+    found = permissions.matching(server, tool)
+    if found is None:
+        return None
+    list_name, _rule = found
+    if list_name == "deny":
+        return Outcome.HIDDEN
+    if list_name == "ask":
+        return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
+    if mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[version] and declared(annotations)["readOnlyHint"] is not True:
+        return None  # this mode does not let an allow rule run a tool that may write
+    return Outcome.RAN
+
+
 def classifier_judges(
     permissions: Permissions, server: str, tool: str, annotations: Any, *, mode: str, version: str = CLAUDE_CODE_VERSION
 ) -> bool:
-    """Does Claude Code hand this call to its auto-mode safety classifier (no rule matching it)?"""
+    """Does Claude Code hand this call to its auto-mode safety classifier?"""
     policy = ClaudeCodePolicy(mode, version=version)
-    return permissions.matching(server, tool) is None and policy.classifier_judges(annotations)
+    decided = _rule_outcome(permissions, server, tool, annotations, mode, version)
+    return decided is None and policy.classifier_judges(annotations)
+
+
+def claude_code_session(
+    permissions: Permissions,
+    calls: Sequence[tuple[str, str, Any]],
+    *,
+    mode: str,
+    version: str = CLAUDE_CODE_VERSION,
+    classifier: str = "approve",
+) -> list[Outcome]:
+    """What Claude Code does with each of several calls, ``(server, tool, annotations)``, in one session.
+
+    `classifier` is what the auto-mode safety classifier answers when the mode hands it a call
+    (``"approve"`` or ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a
+    session deny the call; later refusals ask the user instead.
+
+    Raises:
+        ValueError: a mode or version that was not measured, or malformed annotations.
+    """
+    policy = ClaudeCodePolicy(mode, version=version)
+    refusals = 0
+    outcomes = []
+    for server, tool, annotations in calls:
+        decided = _rule_outcome(permissions, server, tool, annotations, mode, version)
+        if decided is not None:
+            outcomes.append(decided)
+        elif policy.classifier_judges(annotations) and classifier == "refuse":
+            refusals += 1
+            outcomes.append(Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK)
+        else:
+            outcomes.append(outcome_of(policy.decide(annotations).pre_call))
+    return outcomes
 
 
 def claude_code_outcome(
@@ -202,26 +264,14 @@ def claude_code_outcome(
     version: str = CLAUDE_CODE_VERSION,
     classifier: str = "approve",
 ) -> Outcome:
-    """What Claude Code does with a call of `tool` of `server` under these rules, in this mode.
-
-    `classifier` is what the auto-mode safety classifier answers when the mode hands it the call
-    (``"approve"`` or ``"refuse"``; a refusal denies the call).
+    """What Claude Code does with a call of `tool` of `server` under these rules, in this mode
+    (the first call of a session: see `claude_code_session`).
 
     Raises:
         ValueError: a mode or version that was not measured, or malformed annotations.
     """
-    policy = ClaudeCodePolicy(mode, version=version)
-    found = permissions.matching(server, tool)
-    if found is None:
-        if policy.classifier_judges(annotations) and classifier == "refuse":
-            return Outcome.DENY
-        return outcome_of(policy.decide(annotations).pre_call)
-    list_name, _rule = found
-    if list_name == "deny":
-        return Outcome.HIDDEN
-    if list_name == "ask":
-        return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
-    return Outcome.RAN
+    calls = [(server, tool, annotations)]
+    return claude_code_session(permissions, calls, mode=mode, version=version, classifier=classifier)[0]
 
 
 def decide_with_rules(
@@ -236,9 +286,10 @@ def decide_with_rules(
     """`claude_code_outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
     policy = ClaudeCodePolicy(mode, version=version)
     found = permissions.matching(server, tool)
-    if found is None:
+    if found is None or _rule_outcome(permissions, server, tool, annotations, mode, version) is None:
         decision = policy.decide(annotations)
-        return Decision(decision.pre_call, decision.post_call, f"no rule matches; {decision.reason}")
+        why = "no rule matches" if found is None else f"{mode} mode lets an allow rule run only read-only tools"
+        return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
     list_name, rule = found
     outcome = claude_code_outcome(permissions, server, tool, annotations, mode=mode, version=version)
     pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
@@ -275,4 +326,29 @@ def rules_matrix(
     }
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
     frame.index.name = "tool"
+    return frame
+
+
+def hints_by_rules(
+    server: str,
+    tool: str,
+    claims: Mapping[str, Any],
+    rule_sets: Mapping[str, Permissions],
+    *,
+    mode: str,
+    version: str = CLAUDE_CODE_VERSION,
+) -> Any:
+    """A table of what Claude Code does with one tool: one row per declaration the server might
+    make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`)."""
+    import pandas as pd
+
+    rows = {
+        claim: {
+            label: claude_code_outcome(rules, server, tool, hints, mode=mode, version=version).value
+            for label, rules in rule_sets.items()
+        }
+        for claim, hints in claims.items()
+    }
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = f"{tool}, {mode} mode"
     return frame

@@ -51,6 +51,8 @@ from mcp.types import ListToolsResult, Tool
 from .annotations import HINTS, Profile, as_tool, classify, declared, effective
 
 __all__ = [
+    "CLAUDE_CODE_ALLOW_READ_ONLY_ONLY",
+    "CLAUDE_CODE_CLASSIFIER_DENIALS",
     "CLAUDE_CODE_DEFAULT",
     "CLAUDE_CODE_MEASURED",
     "CLAUDE_CODE_MODES",
@@ -383,6 +385,12 @@ CLAUDE_CODE_MODES: dict[str, dict[str, tuple[str, str]]] = {
         "dontAsk": ("denied", "denied"),
     },
 }
+CLAUDE_CODE_ALLOW_READ_ONLY_ONLY: dict[str, frozenset[str]] = {"2.1.197": frozenset(), "2.1.332": frozenset({"plan"})}
+"""Modes in which an `allow` rule runs only `readOnlyHint: true` tools; other calls it matches are
+asked about (measured: 2.1.332's plan mode asked about a write despite its allow rule)."""
+CLAUDE_CODE_CLASSIFIER_DENIALS = 2
+"""Measured on both versions: the first two calls the safety classifier refuses in a session are
+denied; after that, a refused call is asked about instead."""
 CLAUDE_CODE_MEASURED = "2026-11-30"
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code version the course's ready-made models describe (the one the peers tier pins)."""

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from course_lib.permissions import Outcome, Permissions, Rule, claude_code_outcome, decide_with_rules, rules_matrix
+from course_lib.permissions import (
+    Outcome,
+    Permissions,
+    Rule,
+    claude_code_outcome,
+    claude_code_session,
+    decide_with_rules,
+    rules_matrix,
+)
 from course_lib.policy import PreCall
 from course_lib.servers.file_ops import build_server
 
@@ -72,10 +80,27 @@ def test_precedence_is_deny_then_ask_then_allow():
 
 @pytest.mark.parametrize("mode", ["manual", "plan", "acceptEdits", "auto", "bypassPermissions", "dontAsk"])
 def test_rules_beat_hints_in_every_mode(mode):
-    rules = Permissions(allow=["mcp__s__delete"], ask=["mcp__s__read"], deny=["mcp__s__gone"])
-    assert claude_code_outcome(rules, "s", "delete", DESTRUCTIVE, mode=mode) is Outcome.RAN
+    rules = Permissions(allow=["mcp__s__delete", "mcp__s__look"], ask=["mcp__s__read"], deny=["mcp__s__gone"])
+    assert claude_code_outcome(rules, "s", "look", READ_ONLY, mode=mode) is Outcome.RAN
+    allowed_write = claude_code_outcome(rules, "s", "delete", DESTRUCTIVE, mode=mode)
+    assert allowed_write is (Outcome.ASK if mode == "plan" else Outcome.RAN)
     assert claude_code_outcome(rules, "s", "read", READ_ONLY, mode=mode) is (Outcome.DENY if mode == "dontAsk" else Outcome.ASK)
     assert claude_code_outcome(rules, "s", "gone", READ_ONLY, mode=mode) is Outcome.HIDDEN
+
+
+def test_plan_mode_of_2_1_332_lets_an_allow_rule_run_only_read_only_tools():
+    rules = Permissions(allow=["mcp__s"])
+    assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan") is Outcome.ASK
+    assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan", version="2.1.197") is Outcome.RAN
+    reason = decide_with_rules(rules, "s", "w", DESTRUCTIVE, mode="plan").reason
+    assert "plan mode lets an allow rule run only read-only tools" in reason
+
+
+def test_after_two_refusals_the_classifier_falls_back_to_asking():
+    calls = [("s", f"t{i}", READ_ONLY) for i in range(4)]
+    outcomes = claude_code_session(Permissions(), calls, mode="auto", classifier="refuse")
+    assert outcomes == [Outcome.DENY, Outcome.DENY, Outcome.ASK, Outcome.ASK]
+    assert claude_code_session(Permissions(), calls, mode="auto") == [Outcome.RAN] * 4
 
 
 def test_an_unmatched_call_gets_what_the_mode_does():

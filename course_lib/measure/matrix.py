@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from importlib import resources
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -155,30 +156,39 @@ def differences(old: Measurement, new: Measurement) -> list[str]:
     return lines
 
 
-def measured_table(client: str, version: str, rules: str = "none", *, modes: list[str] | None = None) -> Any:
+def measured_table(
+    client: str, version: str | Sequence[str], rules: str = "none", *, modes: Sequence[str] | None = None
+) -> Any:
     """A committed measurement as a table: one row per annotation profile, one column per mode.
 
     Each cell is what happened to the call: ``RAN``, ``ASK``, ``DENY`` or ``HIDDEN``; a ``*``
     marks a call the auto-mode safety classifier judged (scripted to approve). The index's name
-    says which client, version and date, so a printed table always carries its label.
+    says which client, version(s) and date, so a printed table always carries its label. With
+    several versions, columns are named ``"VERSION MODE"``.
 
     Raises:
         ValueError: no such committed measurement, rule set or mode.
     """
     import pandas as pd
 
-    m = committed(client, version)
-    if rules not in m.rule_sets:
-        raise ValueError(f"{client} {version} was measured with rules {', '.join(m.rule_sets)}, not {rules!r}")
-    cells = [c for c in m.cells if c.rules == rules and c.classifier == "approve"]
-    if modes is not None:
-        unknown = [mode for mode in modes if mode not in m.modes]
+    versions = [version] if isinstance(version, str) else list(version)
+    data: dict[str, dict[str, str]] = {}
+    dates = []
+    for v in versions:
+        m = committed(client, v)
+        dates.append(m.date)
+        if rules not in m.rule_sets:
+            raise ValueError(f"{client} {v} was measured with rules {', '.join(m.rule_sets)}, not {rules!r}")
+        wanted = list(modes) if modes is not None else m.modes
+        unknown = [mode for mode in wanted if mode not in m.modes]
         if unknown:
-            raise ValueError(f"{client} {version} has no measured mode {unknown[0]!r}; modes: {', '.join(m.modes)}")
-        cells = sorted((c for c in cells if c.mode in modes), key=lambda c: modes.index(c.mode))
-    labels = {p["tool"]: p["label"] for p in m.profiles}
-    data = {c.mode: {labels[t]: r.short() for t, r in c.results.items()} for c in cells}
+            raise ValueError(f"{client} {v} has no measured mode {unknown[0]!r}; modes: {', '.join(m.modes)}")
+        labels = {p["tool"]: p["label"] for p in m.profiles}
+        for mode in wanted:
+            cell = m.cell(mode, rules)
+            title = mode if len(versions) == 1 else f"{v} {mode}"
+            data[title] = {labels[t]: r.short() for t, r in cell.results.items()}
     frame = pd.DataFrame(data)
-    name = {"claude-code": "Claude Code", "codex": "Codex CLI"}.get(m.client, m.client)
-    frame.index.name = f"{name} {m.version}, measured {m.date}"
+    name = {"claude-code": "Claude Code", "codex": "Codex CLI"}.get(client, client)
+    frame.index.name = f"{name} {' and '.join(versions)}, measured {', '.join(sorted(set(dates)))}"
     return frame
