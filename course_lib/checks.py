@@ -729,12 +729,27 @@ def _check_4b(answer: Any) -> list[Outcome]:
     return outcomes
 
 
+def _check_2d(answer: Any) -> list[Outcome]:
+    from .rules_exercise import RULE_CASES, parse_answer
+
+    try:
+        rules = parse_answer(answer)
+    except ValueError as exc:
+        return [_fail("RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL")]
+    outcomes = []
+    for case in (c for c in RULE_CASES if c.visible):
+        problem = case.judge(rules)
+        outcomes.append(_pass(case.label) if problem is None else _fail(case.label, problem, case.hint))
+    return outcomes
+
+
 PARTS: dict[str, Part] = {
     "1a": Part("1a", "annotate the tools by behaviour", _check_1a, "replace each TODO with ToolAnnotations(...)"),
     "1b": Part("1b", "untrusted output", _check_1b, "write the body of untrusted_outputs"),
     "2a": Part("2a", "predict the reference client", _check_2a, "replace each TODO with a (before, after) pair"),
     "2b": Part("2b", "the reference client as a function", _check_2b, "write the body of predict"),
     "2c": Part("2c", "idempotent is not safe", _check_2c, "replace TODO with the set of true statements"),
+    "2d": Part("2d", "rules over hints", _check_2d, "replace TODO with a dict of allow, ask and deny lists"),
     "3a": Part("3a", "find the trifecta", _check_3a, "replace each TODO with a set of tool names"),
     "3b": Part("3b", "a defence that keeps the work", _check_3b, "replace each TODO in DEFENCE"),
     "4a": Part("4a", "the side-effect check", _check_4a, "write the body of contradiction"),

@@ -156,6 +156,19 @@ def differences(old: Measurement, new: Measurement) -> list[str]:
     return lines
 
 
+SHORT_LABELS = {
+    "read_closed": "read-only, closed world",
+    "read_open": "read-only, open world",
+    "append": "additive",
+    "append_world_unsaid": "additive, openWorld absent",
+    "set_value": "idempotent write",
+    "delete": "destructive",
+    "unannotated": "no annotations",
+    "other_read": "other server, read-only",
+}
+"""Row labels of `measured_table`, short enough for a projector."""
+
+
 def measured_table(
     client: str, version: str | Sequence[str], rules: str = "none", *, modes: Sequence[str] | None = None
 ) -> Any:
@@ -183,12 +196,13 @@ def measured_table(
         unknown = [mode for mode in wanted if mode not in m.modes]
         if unknown:
             raise ValueError(f"{client} {v} has no measured mode {unknown[0]!r}; modes: {', '.join(m.modes)}")
-        labels = {p["tool"]: p["label"] for p in m.profiles}
+        labels = {p["tool"]: SHORT_LABELS.get(p["tool"], p["label"]) for p in m.profiles}
         for mode in wanted:
             cell = m.cell(mode, rules)
             title = mode if len(versions) == 1 else f"{v} {mode}"
             data[title] = {labels[t]: r.short() for t, r in cell.results.items()}
     frame = pd.DataFrame(data)
     name = {"claude-code": "Claude Code", "codex": "Codex CLI"}.get(client, client)
-    frame.index.name = f"{name} {' and '.join(versions)}, measured {', '.join(sorted(set(dates)))}"
+    shown = versions[0] if len(versions) == 1 else ""
+    frame.index.name = " ".join(f"{name} {shown}".split()) + f", measured {', '.join(sorted(set(dates)))}"
     return frame
