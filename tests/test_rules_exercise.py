@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.checks import check
+from course_lib.exercises import check
 from course_lib.grading.cases import load_exercises
 from course_lib.rules_exercise import RULE_CASES, parse_answer
 

@@ -30,9 +30,11 @@ from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 
-from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
-from .connect import ConnectError, connect
-from .session import Leg, analyse_session
+from .annotations import HINTS, classify, declared, display_title, effective
+from .lint import check_annotations
+from .connection import ConnectError, connect
+from .legs import Leg
+from .trifecta import analyse_session
 
 HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
 
