@@ -17,8 +17,10 @@ checks this model against every measured cell:
 * else a matching `ask` rule asks the user, in every mode but `dontAsk`, `bypassPermissions`
   included;
 * else a matching `allow` rule runs the tool without asking, in every mode, `dontAsk` included,
-  except that 2.1.332's plan mode lets it run only a `readOnlyHint: true` tool (it asks about the rest);
-* an unmatched call gets what the permission mode does with it (`course_lib.policy.ClaudeCodePolicy`).
+  except that 2.1.332's plan mode lets it run only a `readOnlyHint: true` tool (it asks about
+  the rest);
+* an unmatched call gets what the permission mode does with it
+  (`course_lib.policy.ClaudeCodePolicy`).
 
 So precedence is deny > ask > allow, whatever the server's hints say.
 
@@ -80,7 +82,7 @@ class Outcome(str, Enum):
 
 
 def outcome_of(pre_call: PreCall) -> Outcome:
-    """The outcome a client's `PreCall` decision leads to (allow runs, confirm asks, deny refuses)."""
+    """The outcome a `PreCall` leads to (allow runs, confirm asks, deny refuses)."""
     if pre_call is PreCall.ALLOW:
         return Outcome.RAN
     if pre_call is PreCall.DENY:
@@ -103,14 +105,16 @@ class Rule:
             ValueError: the rule is not one of those shapes; the message names the rule.
         """
         if not isinstance(text, str):
-            raise ValueError(f"a permission rule is a string such as 'mcp__file-ops__read_file', not {text!r}")
+            raise ValueError(
+                f"a permission rule is a string such as 'mcp__file-ops__read_file', not {text!r}"
+            )
         shown = repr(text[:80])
         if not text.startswith("mcp__"):
             raise ValueError(
                 f"rule {shown} is not an MCP rule: write mcp__SERVER (every tool of a server) "
                 "or mcp__SERVER__TOOL (one tool), e.g. 'mcp__file-ops__read_file'"
             )
-        rest = text[len("mcp__"):]
+        rest = text[len("mcp__") :]
         server, sep, tool = rest.partition("__")
         if not _SERVER.fullmatch(server):
             raise ValueError(
@@ -125,7 +129,10 @@ class Rule:
                 f"(or mcp__{server}) covers several tools; name each other tool in full"
             )
         if not re.fullmatch(_NAME, tool):
-            raise ValueError(f"rule {shown} names no valid tool: write mcp__{server}__TOOL with the tool's exact name")
+            raise ValueError(
+                f"rule {shown} names no valid tool: write mcp__{server}__TOOL with the tool's "
+                "exact name"
+            )
         return cls(server, tool)
 
     def covers(self, server: str, tool: str) -> bool:
@@ -140,7 +147,10 @@ def _rules(values: Any, where: str) -> tuple[Rule, ...]:
     if values is None:
         return ()
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ValueError(f"permissions.{where} must be a list of rules, e.g. [\"mcp__file-ops__read_file\"], not {values!r}")
+        raise ValueError(
+            f"permissions.{where} must be a list of rules, "
+            f'e.g. ["mcp__file-ops__read_file"], not {values!r}'
+        )
     return tuple(v if isinstance(v, Rule) else Rule.parse(v) for v in values)
 
 
@@ -171,10 +181,14 @@ class Permissions:
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise ValueError(f"cannot read settings file {path}: {exc}") from None
         if not isinstance(settings, Mapping):
-            raise ValueError("settings must be a JSON object such as {\"permissions\": {\"allow\": [...]}}")
+            raise ValueError(
+                'settings must be a JSON object such as {"permissions": {"allow": [...]}}'
+            )
         permissions = settings.get("permissions", {})
         if not isinstance(permissions, Mapping):
-            raise ValueError("settings.permissions must be an object with allow, ask and deny lists")
+            raise ValueError(
+                "settings.permissions must be an object with allow, ask and deny lists"
+            )
         lists = {k: v for k, v in permissions.items() if k in LISTS}
         return cls(**lists)
 
@@ -184,7 +198,7 @@ class Permissions:
         return {"permissions": {name: rules for name, rules in lists.items() if rules}}
 
     def matching(self, server: str, tool: str) -> tuple[str, Rule] | None:
-        """The list (``"deny"``, ``"ask"`` or ``"allow"``) and rule that decide this tool, by precedence."""
+        """The list (``"deny"``, ``"ask"`` or ``"allow"``) and rule deciding this tool, if any."""
         for name in LISTS:
             for rule in getattr(self, name):
                 if rule.covers(server, tool):
@@ -208,13 +222,22 @@ def _rule_outcome(
         return Outcome.HIDDEN
     if list_name == "ask":
         return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
-    if mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[version] and declared(annotations)["readOnlyHint"] is not True:
+    if (
+        mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[version]
+        and declared(annotations)["readOnlyHint"] is not True
+    ):
         return None  # this mode does not let an allow rule run a tool that may write
     return Outcome.RAN
 
 
 def classifier_judges(
-    permissions: Permissions, server: str, tool: str, annotations: Any, *, mode: str, version: str = CLAUDE_CODE_VERSION
+    permissions: Permissions,
+    server: str,
+    tool: str,
+    annotations: Any,
+    *,
+    mode: str,
+    version: str = CLAUDE_CODE_VERSION,
 ) -> bool:
     """Does Claude Code hand this call to its auto-mode safety classifier?"""
     policy = ClaudeCodePolicy(mode, version=version)
@@ -230,7 +253,9 @@ def claude_code_session(
     version: str = CLAUDE_CODE_VERSION,
     classifier: str = "approve",
 ) -> list[Outcome]:
-    """What Claude Code does with each of several calls, ``(server, tool, annotations)``, in one session.
+    """What Claude Code does with each of several calls in one session.
+
+    `calls` holds ``(server, tool, annotations)`` tuples.
 
     `classifier` is what the auto-mode safety classifier answers when the mode hands it a call
     (``"approve"`` or ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a
@@ -242,15 +267,17 @@ def claude_code_session(
     policy = ClaudeCodePolicy(mode, version=version)
     refusals = 0
     outcomes = []
-    for server, tool, annotations in calls:
-        decided = _rule_outcome(permissions, server, tool, annotations, mode, version)
+    for server, tool, hints in calls:
+        decided = _rule_outcome(permissions, server, tool, hints, mode, version)
         if decided is not None:
             outcomes.append(decided)
-        elif policy.classifier_judges(annotations) and classifier == "refuse":
+        elif policy.classifier_judges(hints) and classifier == "refuse":
             refusals += 1
-            outcomes.append(Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK)
+            outcomes.append(
+                Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK
+            )
         else:
-            outcomes.append(outcome_of(policy.decide(annotations).pre_call))
+            outcomes.append(outcome_of(policy.decide(hints).pre_call))
     return outcomes
 
 
@@ -271,7 +298,9 @@ def claude_code_outcome(
         ValueError: a mode or version that was not measured, or malformed annotations.
     """
     calls = [(server, tool, annotations)]
-    return claude_code_session(permissions, calls, mode=mode, version=version, classifier=classifier)[0]
+    return claude_code_session(
+        permissions, calls, mode=mode, version=version, classifier=classifier
+    )[0]
 
 
 def decide_with_rules(
@@ -286,12 +315,21 @@ def decide_with_rules(
     """`claude_code_outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
     policy = ClaudeCodePolicy(mode, version=version)
     found = permissions.matching(server, tool)
-    if found is None or _rule_outcome(permissions, server, tool, annotations, mode, version) is None:
+    if (
+        found is None
+        or _rule_outcome(permissions, server, tool, annotations, mode, version) is None
+    ):
         decision = policy.decide(annotations)
-        why = "no rule matches" if found is None else f"{mode} mode lets an allow rule run only read-only tools"
+        why = (
+            "no rule matches"
+            if found is None
+            else f"{mode} mode lets an allow rule run only read-only tools"
+        )
         return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
     list_name, rule = found
-    outcome = claude_code_outcome(permissions, server, tool, annotations, mode=mode, version=version)
+    outcome = claude_code_outcome(
+        permissions, server, tool, annotations, mode=mode, version=version
+    )
     pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
     why = {
         Outcome.HIDDEN: "the tool is removed from the model's tool list",
@@ -321,7 +359,10 @@ def rules_matrix(
     else:
         pairs = [(t.name, t.annotations) for t in tools]
     rows = {
-        name: [claude_code_outcome(permissions, server, name, ann, mode=m, version=version).value for m in modes]
+        name: [
+            claude_code_outcome(permissions, server, name, ann, mode=m, version=version).value
+            for m in modes
+        ]
         for name, ann in pairs
     }
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))

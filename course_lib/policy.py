@@ -394,7 +394,8 @@ class IgnoreHintsPolicy(Policy):
 # What each measured Claude Code version does with an MCP call no permission rule matches, per
 # permission mode: (when readOnlyHint is true, otherwise). "classifier": no person is asked; the
 # auto-mode safety classifier (a model request) decides, and the call ran when it approved.
-# Measured offline with `python -m course_lib measure-client claude-code` (course_lib/data/clients/);
+# Measured offline with `python -m course_lib measure-client claude-code`
+# (course_lib/data/clients/);
 # tests/test_measured_clients.py fails when this table and a committed measurement disagree.
 CLAUDE_CODE_MODES: dict[str, dict[str, tuple[str, str]]] = {
     "2.1.197": {
@@ -414,7 +415,10 @@ CLAUDE_CODE_MODES: dict[str, dict[str, tuple[str, str]]] = {
         "dontAsk": ("denied", "denied"),
     },
 }
-CLAUDE_CODE_ALLOW_READ_ONLY_ONLY: dict[str, frozenset[str]] = {"2.1.197": frozenset(), "2.1.332": frozenset({"plan"})}
+CLAUDE_CODE_ALLOW_READ_ONLY_ONLY: dict[str, frozenset[str]] = {
+    "2.1.197": frozenset(),
+    "2.1.332": frozenset({"plan"}),
+}
 """Modes in which an `allow` rule runs only `readOnlyHint: true` tools; other calls it matches are
 asked about (measured: 2.1.332's plan mode asked about a write despite its allow rule)."""
 CLAUDE_CODE_CLASSIFIER_DENIALS = 2
@@ -424,12 +428,20 @@ CLAUDE_CODE_MEASURED = "2026-11-30"
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code version the course's ready-made models describe (the one the peers tier pins)."""
 
-_CC_PRE = {"ask": PreCall.CONFIRM, "ran": PreCall.ALLOW, "denied": PreCall.DENY, "classifier": PreCall.ALLOW}
+_CC_PRE = {
+    "ask": PreCall.CONFIRM,
+    "ran": PreCall.ALLOW,
+    "denied": PreCall.DENY,
+    "classifier": PreCall.ALLOW,
+}
 _CC_WHY = {
     "ask": "the user is asked",
     "ran": "it runs without asking",
     "denied": "it is refused without asking",
-    "classifier": "no one is asked: the auto-mode safety classifier (a model call) decides, and it ran when the classifier approved",
+    "classifier": (
+        "no one is asked: the auto-mode safety classifier (a model call) decides, "
+        "and it ran when the classifier approved"
+    ),
 }
 
 
@@ -451,10 +463,15 @@ class ClaudeCodePolicy(Policy):
 
     def __init__(self, mode: str, *, version: str = CLAUDE_CODE_VERSION) -> None:
         if version not in CLAUDE_CODE_MODES:
-            raise ValueError(f"Claude Code {version!r} was not measured; measured: {', '.join(CLAUDE_CODE_MODES)}")
+            raise ValueError(
+                f"Claude Code {version!r} was not measured; "
+                f"measured: {', '.join(CLAUDE_CODE_MODES)}"
+            )
         modes = CLAUDE_CODE_MODES[version]
         if mode not in modes:
-            raise ValueError(f"Claude Code {version} has no measured mode {mode!r}; modes: {', '.join(modes)}")
+            raise ValueError(
+                f"Claude Code {version} has no measured mode {mode!r}; modes: {', '.join(modes)}"
+            )
         self.mode = mode
         self.version = version
         self.name = f"Claude Code {version} {mode} mode"
@@ -472,15 +489,22 @@ class ClaudeCodePolicy(Policy):
             before = f"hints are not read for permissions, so {_CC_WHY[what]}"
         else:
             before = f"readOnlyHint is {'true' if read_only else 'not true'}, so {_CC_WHY[what]}"
-        return Decision(_CC_PRE[what], PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False)
+        return Decision(
+            _CC_PRE[what],
+            PostCall.TRUST,
+            f"{self.name}: {before}; no output review.",
+            retry_safe=False,
+        )
 
     def classifier_judges(self, annotations: Any) -> bool:
         """Does this mode hand a call of a tool like this one to the auto-mode safety classifier?"""
         if_read_only, otherwise = CLAUDE_CODE_MODES[self.version][self.mode]
-        return (if_read_only if declared(annotations)["readOnlyHint"] is True else otherwise) == "classifier"
+        return (
+            if_read_only if declared(annotations)["readOnlyHint"] is True else otherwise
+        ) == "classifier"
 
     def concurrency_safe(self, annotations: Any) -> bool:
-        """May two calls of tools like this one run at the same time? (`readOnlyHint: true` only.)"""
+        """May two calls of tools like this one run at once? (`readOnlyHint: true` only.)"""
         return declared(annotations)["readOnlyHint"] is True
 
 
@@ -500,19 +524,33 @@ class CodexPolicy(Policy):
             raise ValueError(f"Codex modes measured: 'exec' and 'bypass', not {mode!r}")
         self.mode = mode
         self.name = f"Codex CLI {self.version} ({mode})"
-        self.source = f"measured offline on Codex CLI {self.version}, 2026-11-30 (course_lib/data/clients/codex-{self.version}.json)"
+        self.source = (
+            f"measured offline on Codex CLI {self.version}, 2026-11-30 "
+            f"(course_lib/data/clients/codex-{self.version}.json)"
+        )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)
         values = declared(annotations)
         if self.mode == "bypass":
-            return Decision(PreCall.ALLOW, PostCall.TRUST, f"{self.name}: approvals are bypassed, so every call runs.")
+            return Decision(
+                PreCall.ALLOW,
+                PostCall.TRUST,
+                f"{self.name}: approvals are bypassed, so every call runs.",
+            )
         if values["readOnlyHint"] is True:
             pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without approval"
         elif values["destructiveHint"] is False and values["openWorldHint"] is False:
-            pre, before = PreCall.ALLOW, "destructiveHint and openWorldHint are both declared false, so it runs without approval"
+            pre, before = (
+                PreCall.ALLOW,
+                "destructiveHint and openWorldHint are both declared false, so it runs without "
+                "approval",
+            )
         else:
-            pre, before = PreCall.DENY, "it needs approval and exec mode has no one to ask, so it fails"
+            pre, before = (
+                PreCall.DENY,
+                "it needs approval and exec mode has no one to ask, so it fails",
+            )
         return Decision(pre, PostCall.TRUST, f"{self.name}: {before}.", retry_safe=False)
 
 

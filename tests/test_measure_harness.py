@@ -6,7 +6,6 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from mcp import Client

@@ -50,8 +50,8 @@ def test_claude_code_model_predicts_every_measured_cell(m):
         # the stand-in calls the tools in this order, one session per run; hidden tools are never called
         calls = [(*_server_and_tool(short), hints[short]) for short in cell.results]
         outcomes = claude_code_session(rules, calls, classifier=cell.classifier, **kwargs)
-        for (server, tool, annotations), outcome in zip(calls, outcomes):
-            judged = classifier_judges(rules, server, tool, annotations, **kwargs)
+        for (server, tool, declared_hints), outcome in zip(calls, outcomes):
+            judged = classifier_judges(rules, server, tool, declared_hints, **kwargs)
             predicted = Result(outcome, cell.classifier if judged else None)
             measured = cell.results[tool]
             if predicted != measured:

@@ -200,7 +200,9 @@ def _check_2d(answer: Any) -> list[Outcome]:
         rules = parse_answer(answer)
     except ValueError as exc:
         return [
-            failed("RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL")
+            failed(
+                "RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL"
+            )
         ]
     outcomes = []
     for case in (c for c in RULE_CASES if c.visible):

@@ -18,7 +18,10 @@ from ..safe_text import printable
 from .matrix import Measurement, committed, differences
 from .profiles import PROFILES
 
-HELP = "measure what the real Claude Code or Codex CLI does with each annotation profile (offline, no key)"
+HELP = (
+    "measure what the real Claude Code or Codex CLI does with each annotation profile "
+    "(offline, no key)"
+)
 
 CLIENTS = {
     "claude-code": ("Claude Code", "@anthropic-ai/claude-code", "2.1.332", "claude"),
@@ -26,33 +29,71 @@ CLIENTS = {
 }
 
 LEGEND = (
-    "RAN ran without asking · ASK the user was asked (the permission-prompt tool) · DENY refused without asking · "
+    "RAN ran without asking · ASK the user was asked (the permission-prompt tool) · DENY refused "
+    "without asking · "
     "HIDDEN not offered to the model · * the auto-mode safety classifier judged the call"
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("client", choices=sorted(CLIENTS), help="which CLI to measure")
-    parser.add_argument("--cli", metavar="PATH", help="the CLI's executable (default: on PATH, else .peers/ from .ci/peers)")
-    parser.add_argument("--json", action="store_true", help="print the measurement as JSON")
-    parser.add_argument("--out", metavar="FILE", type=Path, help="also write the measurement's JSON to FILE")
-    parser.add_argument("--repeat", type=int, default=2, metavar="N", help="runs per cell, to check determinism (default 2)")
-    parser.add_argument("--modes", nargs="+", metavar="MODE", help="Claude Code: measure only these permission modes")
     parser.add_argument(
-        "--settings", metavar="FILE", type=Path,
-        help="Claude Code: measure the file-ops tools under this settings file's MCP rules, next to the model's prediction",
+        "--cli",
+        metavar="PATH",
+        help="the CLI's executable (default: on PATH, else .peers/ from .ci/peers)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the measurement as JSON")
+    parser.add_argument(
+        "--out", metavar="FILE", type=Path, help="also write the measurement's JSON to FILE"
     )
     parser.add_argument(
-        "--compare", action="store_true",
-        help="compare with the committed measurement of the same version; exit 1 naming every changed cell",
+        "--repeat",
+        type=int,
+        default=2,
+        metavar="N",
+        help="runs per cell, to check determinism (default 2)",
+    )
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        metavar="MODE",
+        help="Claude Code: measure only these permission modes",
+    )
+    parser.add_argument(
+        "--settings",
+        metavar="FILE",
+        type=Path,
+        help=(
+            "Claude Code: measure the file-ops tools under this settings file's MCP rules, next "
+            "to the model's prediction"
+        ),
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help=(
+            "compare with the committed measurement of the same version; exit 1 naming every "
+            "changed cell"
+        ),
     )
 
 
 def _missing(client: str) -> str:
     name, package, version, program = CLIENTS[client]
+    folder = "codex" if client == "codex" else "claude"
     node = shutil.which("node") and shutil.which("npm")
-    steps = [] if node else ["install Node.js and npm (Debian/Ubuntu: sudo apt-get install nodejs npm; others: nodejs.org)"]
-    steps.append(f"install the CLI: npm install --prefix .peers/{ 'claude' if client == 'claude-code' else 'codex'} {package}@{version}")
+    steps = (
+        []
+        if node
+        else [
+            "install Node.js and npm (Debian/Ubuntu: sudo apt-get install nodejs npm; others: "
+            "nodejs.org)"
+        ]
+    )
+    steps.append(
+        f"install the CLI: npm install --prefix .peers/{folder} "
+        f"{package}@{version}"
+    )
     steps.append(f"or run .ci/peers, which installs the pinned {name} from the committed lock file")
     return (
         f"measure-client: {name} ({program}) was not found on PATH, in .peers/ or at --cli.\n"
@@ -75,12 +116,28 @@ def render(m: Measurement) -> str:
         cells = [c for c in m.cells if c.rules == rules]
         if not cells:
             continue
-        columns = [(c.mode if c.classifier == "approve" or not any(r.classifier for r in c.results.values()) else f"{c.mode} (classifier refuses)", c) for c in cells]
-        columns = [(title if c.classifier == "approve" else f"{c.mode} (classifier refuses)", c) for title, c in columns]
+        columns = [
+            (
+                c.mode
+                if c.classifier == "approve" or not any(r.classifier for r in c.results.values())
+                else f"{c.mode} (classifier refuses)",
+                c,
+            )
+            for c in cells
+        ]
+        columns = [
+            (title if c.classifier == "approve" else f"{c.mode} (classifier refuses)", c)
+            for title, c in columns
+        ]
         lines.append("")
-        lines.append(f"rules: {rules}" + ("" if not m.rule_sets[rules] else f"  {json.dumps(m.rule_sets[rules])[:100]}"))
+        lines.append(
+            f"rules: {rules}"
+            + ("" if not m.rule_sets[rules] else f"  {json.dumps(m.rule_sets[rules])[:100]}")
+        )
         width = max(len(labels.get(t, t)) for t in cells[0].results) + 2
-        header = "tool".ljust(width) + "".join(title.ljust(max(len(title), 7) + 2) for title, _ in columns)
+        header = "tool".ljust(width) + "".join(
+            title.ljust(max(len(title), 7) + 2) for title, _ in columns
+        )
         lines.append(header.rstrip())
         for tool in cells[0].results:
             row = labels.get(tool, tool).ljust(width)
@@ -112,7 +169,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.settings is not None:
         if args.client != "claude-code":
-            print("measure-client: --settings is for claude-code (Codex has no such rules)", file=sys.stderr)
+            print(
+                "measure-client: --settings is for claude-code (Codex has no such rules)",
+                file=sys.stderr,
+            )
             return 2
         return _run_settings(cli, args, progress)
     try:
@@ -135,11 +195,19 @@ def run(args: argparse.Namespace) -> int:
             return 6
         changed = differences(before, m)
         if changed:
-            print(f"measure-client: {len(changed)} result(s) differ from the committed {m.client}-{m.version}.json:", file=sys.stderr)
+            print(
+                f"measure-client: {len(changed)} result(s) differ from the committed "
+                f"{m.client}-{m.version}.json:",
+                file=sys.stderr,
+            )
             for line in changed:
                 print(f"  {printable(line)}", file=sys.stderr)
             return 1
-        print(f"measure-client: identical to the committed {m.client}-{m.version}.json ({len(m.cells)} cells)", file=sys.stderr)
+        print(
+            f"measure-client: identical to the committed {m.client}-{m.version}.json "
+            f"({len(m.cells)} cells)",
+            file=sys.stderr,
+        )
     return status
 
 
@@ -156,12 +224,19 @@ def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
         print(f"measure-client: {printable(str(exc))}", file=sys.stderr)
         return 2
     try:
-        version, results = measure_settings(cli, rules.as_settings()["permissions"], modes=args.modes, progress=progress)
+        version, results = measure_settings(
+            cli, rules.as_settings()["permissions"], modes=args.modes, progress=progress
+        )
     except MeasureError as exc:
         print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
         return 4
     hints = {tool.name: tool.annotations for tool in file_ops_tools()}
-    lines = [f"Claude Code {version}, file-ops tools under {printable(str(args.settings))}: measured (model's prediction)", LEGEND, ""]
+    lines = [
+        f"Claude Code {version}, file-ops tools under {printable(str(args.settings))}: measured "
+        "(model's prediction)",
+        LEGEND,
+        "",
+    ]
     modes = list(results)
     lines.append("tool".ljust(14) + "".join(m.ljust(22) for m in modes).rstrip())
     disagree = 0
@@ -170,14 +245,18 @@ def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
         for mode in modes:
             measured = results[mode][tool].short()
             if version in CLAUDE_CODE_MODES and mode in CLAUDE_CODE_MODES[version]:
-                predicted = claude_code_outcome(rules, "file-ops", tool, hints[tool], mode=mode, version=version).name
+                predicted = claude_code_outcome(
+                    rules, "file-ops", tool, hints[tool], mode=mode, version=version
+                ).name
             else:
                 predicted = "no model"
             disagree += predicted not in {measured, measured.rstrip("*"), "no model"}
             row += f"{measured} ({predicted})".ljust(22)
         lines.append(row.rstrip())
     if disagree:
-        lines.append(f"\n{disagree} cell(s) differ from the course's model of Claude Code {version}.")
+        lines.append(
+            f"\n{disagree} cell(s) differ from the course's model of Claude Code {version}."
+        )
     print("\n".join(lines))
     return 0
 

@@ -9,23 +9,33 @@ classifier) the classifier's scripted answer. Its *results* hold one `Result` pe
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..permissions import Outcome
 
-__all__ = ["Cell", "Measurement", "Result", "committed", "committed_files", "differences", "measured_table"]
+__all__ = [
+    "Cell",
+    "Measurement",
+    "Result",
+    "committed",
+    "committed_files",
+    "differences",
+    "measured_table",
+]
 
 
 @dataclass(frozen=True)
 class Result:
-    """What happened to one tool's call: the outcome, and the classifier's answer if it was asked."""
+    """What happened to one tool's call: its outcome, and the classifier's answer if asked."""
 
     outcome: Outcome
-    classifier: str | None = None  # "approve" / "refuse" when the auto-mode classifier judged the call
+    classifier: str | None = (
+        None  # "approve" / "refuse" when the auto-mode classifier judged the call
+    )
 
     def short(self) -> str:
         word = self.outcome.name
@@ -55,7 +65,9 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "mode": self.mode, "rules": self.rules, "classifier": self.classifier,
+            "mode": self.mode,
+            "rules": self.rules,
+            "classifier": self.classifier,
             "repeats_agree": self.repeats_agree,
             "results": {tool: r.to_json() for tool, r in self.results.items()},
         }
@@ -63,7 +75,9 @@ class Cell:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Cell:
         return cls(
-            data["mode"], data["rules"], data["classifier"],
+            data["mode"],
+            data["rules"],
+            data["classifier"],
             {tool: Result.from_json(r) for tool, r in data["results"].items()},
             bool(data.get("repeats_agree", True)),
         )
@@ -87,7 +101,10 @@ class Measurement:
         for cell in self.cells:
             if (cell.mode, cell.rules, cell.classifier) == (mode, rules, classifier):
                 return cell
-        raise KeyError(f"{self.client} {self.version} has no cell mode={mode} rules={rules} classifier={classifier}")
+        raise KeyError(
+            f"{self.client} {self.version} has no cell mode={mode} rules={rules} "
+            f"classifier={classifier}"
+        )
 
     @property
     def modes(self) -> list[str]:
@@ -95,23 +112,35 @@ class Measurement:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "client": self.client, "version": self.version, "date": self.date,
-            "environment": self.environment, "timing": self.timing,
-            "profiles": self.profiles, "rule_sets": self.rule_sets,
-            "cells": [c.to_json() for c in self.cells], "notes": self.notes,
+            "client": self.client,
+            "version": self.version,
+            "date": self.date,
+            "environment": self.environment,
+            "timing": self.timing,
+            "profiles": self.profiles,
+            "rule_sets": self.rule_sets,
+            "cells": [c.to_json() for c in self.cells],
+            "notes": self.notes,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:
         return cls(
-            client=data["client"], version=data["version"], date=data["date"],
-            profiles=data["profiles"], rule_sets=data["rule_sets"],
+            client=data["client"],
+            version=data["version"],
+            date=data["date"],
+            profiles=data["profiles"],
+            rule_sets=data["rule_sets"],
             cells=[Cell.from_json(c) for c in data["cells"]],
-            environment=data.get("environment", {}), notes=data.get("notes", {}), timing=data.get("timing", {}),
+            environment=data.get("environment", {}),
+            notes=data.get("notes", {}),
+            timing=data.get("timing", {}),
         )
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8"
+        )
 
     @classmethod
     def load(cls, path: Path) -> Measurement:
@@ -151,7 +180,7 @@ def differences(old: Measurement, new: Measurement) -> list[str]:
         for tool in sorted(before.keys() | now.keys()):
             a, b = before.get(tool), now.get(tool)
             if a != b:
-                shown = (lambda r: "missing" if r is None else r.short())  # noqa: E731
+                shown = lambda r: "missing" if r is None else r.short()  # noqa: E731
                 lines.append(f"{key} tool={tool}: committed {shown(a)}, measured now {shown(b)}")
     return lines
 
@@ -170,7 +199,11 @@ SHORT_LABELS = {
 
 
 def measured_table(
-    client: str, version: str | Sequence[str], rules: str = "none", *, modes: Sequence[str] | None = None
+    client: str,
+    version: str | Sequence[str],
+    rules: str = "none",
+    *,
+    modes: Sequence[str] | None = None,
 ) -> Any:
     """A committed measurement as a table: one row per annotation profile, one column per mode.
 
@@ -191,11 +224,15 @@ def measured_table(
         m = committed(client, v)
         dates.append(m.date)
         if rules not in m.rule_sets:
-            raise ValueError(f"{client} {v} was measured with rules {', '.join(m.rule_sets)}, not {rules!r}")
+            raise ValueError(
+                f"{client} {v} was measured with rules {', '.join(m.rule_sets)}, not {rules!r}"
+            )
         wanted = list(modes) if modes is not None else m.modes
         unknown = [mode for mode in wanted if mode not in m.modes]
         if unknown:
-            raise ValueError(f"{client} {v} has no measured mode {unknown[0]!r}; modes: {', '.join(m.modes)}")
+            raise ValueError(
+                f"{client} {v} has no measured mode {unknown[0]!r}; modes: {', '.join(m.modes)}"
+            )
         labels = {p["tool"]: SHORT_LABELS.get(p["tool"], p["label"]) for p in m.profiles}
         for mode in wanted:
             cell = m.cell(mode, rules)
@@ -204,5 +241,7 @@ def measured_table(
     frame = pd.DataFrame(data)
     name = {"claude-code": "Claude Code", "codex": "Codex CLI"}.get(client, client)
     shown = versions[0] if len(versions) == 1 else ""
-    frame.index.name = " ".join(f"{name} {shown}".split()) + f", measured {', '.join(sorted(set(dates)))}"
+    frame.index.name = (
+        " ".join(f"{name} {shown}".split()) + f", measured {', '.join(sorted(set(dates)))}"
+    )
     return frame

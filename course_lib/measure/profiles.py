@@ -43,16 +43,23 @@ class Profile:
     hints: dict[str, bool] | None  # None: no annotations at all
 
     def annotations(self) -> ToolAnnotations | None:
-        return None if self.hints is None else ToolAnnotations(**self.hints)
+        return None if self.hints is None else ToolAnnotations.model_validate(self.hints)
 
 
 PROFILES: tuple[Profile, ...] = (
-    Profile("read_closed", "read-only, closed world", {"readOnlyHint": True, "openWorldHint": False}),
+    Profile(
+        "read_closed", "read-only, closed world", {"readOnlyHint": True, "openWorldHint": False}
+    ),
     Profile("read_open", "read-only, open world", {"readOnlyHint": True, "openWorldHint": True}),
     Profile(
         "append",
         "additive, closed world",
-        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
     ),
     Profile(
         "append_world_unsaid",
@@ -62,12 +69,22 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         "set_value",
         "idempotent write, closed world",
-        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
     ),
     Profile(
         "delete",
         "destructive, closed world",
-        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
     ),
     Profile("unannotated", "no annotations", None),
 )
@@ -90,10 +107,14 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     """Return the events of a JSON Lines log (an empty list when it does not exist)."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
-def _add_call_tool(server: MCPServer, log: Path, name: str, annotations: ToolAnnotations | None) -> None:
+def _add_call_tool(
+    server: MCPServer, log: Path, name: str, annotations: ToolAnnotations | None
+) -> None:
     def call(seconds: float = 0.0) -> str:
         wait = min(max(float(seconds), 0.0), MAX_WAIT_SECONDS)
         _log(log, {"event": "start", "server": server.name, "tool": name})
@@ -101,7 +122,9 @@ def _add_call_tool(server: MCPServer, log: Path, name: str, annotations: ToolAnn
         _log(log, {"event": "end", "server": server.name, "tool": name})
         return f"{name} ran"
 
-    call.__doc__ = f"Measurement tool {name}: records that it ran. `seconds` makes it wait (at most 2)."
+    call.__doc__ = (
+        f"Measurement tool {name}: records that it ran. `seconds` makes it wait (at most 2)."
+    )
     server.add_tool(call, name=name, annotations=annotations, structured_output=False)
 
 
@@ -133,7 +156,9 @@ def _file_ops_twin(log: Path) -> MCPServer:
 
 
 def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
-    """Build the ``profiles``, ``other``, ``file-ops`` (a logging twin) or ``gate`` server, logging to `log`.
+    """Build the ``profiles``, ``other``, ``file-ops`` (logging twin) or ``gate`` server.
+
+    Every event goes to `log`.
 
     Raises:
         ValueError: an unknown server name or gate answer.
@@ -147,7 +172,9 @@ def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
         return _file_ops_twin(log)
     if name == "other":
         server = MCPServer("other", log_level="WARNING")
-        _add_call_tool(server, log, OTHER_TOOL, ToolAnnotations(read_only_hint=True, open_world_hint=False))
+        _add_call_tool(
+            server, log, OTHER_TOOL, ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        )
         return server
     if name == "gate":
         if gate_answer not in {"allow", "deny"}:
@@ -159,7 +186,12 @@ def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
             _log(log, {"event": "asked", "tool_name": tool_name, "tool_use_id": tool_use_id})
             if gate_answer == "allow":
                 return json.dumps({"behavior": "allow", "updatedInput": input})
-            return json.dumps({"behavior": "deny", "message": "the measurement gate refuses every call it is asked about"})
+            return json.dumps(
+                {
+                    "behavior": "deny",
+                    "message": "the measurement gate refuses every call it is asked about",
+                }
+            )
 
         server.add_tool(approve, name=GATE_TOOL, structured_output=False)
         return server
@@ -171,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", choices=["profiles", "other", "file-ops", "gate"])
     parser.add_argument("--log", required=True, type=Path)
     parser.add_argument("--gate-answer", default="deny", choices=["allow", "deny"])
-    parser.add_argument("--port", type=int, help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
+    parser.add_argument(
+        "--port", type=int, help="serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"
+    )
     args = parser.parse_args(argv)
     server = build(args.name, args.log, gate_answer=args.gate_answer)
     if args.port is None:

@@ -53,7 +53,8 @@ CLAUDE_ENV = {
     "DISABLE_ERROR_REPORTING": "1",
     "MCP_CONNECTION_NONBLOCKING": "0",
     "MCP_TIMEOUT": "60000",
-    "MCP_CONNECT_TIMEOUT_MS": "60000",  # the 5 s default is too short for Python servers on a busy machine
+    # the 5 s default is too short for Python servers on a busy machine
+    "MCP_CONNECT_TIMEOUT_MS": "60000",
     "IS_SANDBOX": "1",  # bypassPermissions refuses to start as root without it
     # 2.1.332 defers MCP tools behind a ToolSearch tool; measure the tools themselves.
     "ENABLE_TOOL_SEARCH": "false",
@@ -91,7 +92,11 @@ class _Run:
 
 def _scratch_env(home: Path, keep: Sequence[str] = ()) -> dict[str, str]:
     """A minimal environment: PATH, locale and the given variables; no keys, no user config."""
-    env = {k: v for k, v in os.environ.items() if k in {"PATH", "LANG", "LC_ALL", "TZ", "TMPDIR", *keep}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in {"PATH", "LANG", "LC_ALL", "TZ", "TMPDIR", *keep}
+    }
     env["HOME"] = str(home)
     return env
 
@@ -101,21 +106,34 @@ def cli_version(cli: str) -> str:
     with tempfile.TemporaryDirectory(prefix="measure-version-") as home:
         try:
             done = subprocess.run(
-                [cli, "--version"], capture_output=True, text=True, timeout=60, env=_scratch_env(Path(home)),
-                stdin=subprocess.DEVNULL, check=False,
+                [cli, "--version"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=_scratch_env(Path(home)),
+                stdin=subprocess.DEVNULL,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise MeasureError(f"{cli} --version failed: {exc}") from None
     found = re.search(r"\d+\.\d+\.\d+", done.stdout)
     if done.returncode != 0 or not found:
-        raise MeasureError(f"{cli} --version printed no version number: {done.stdout[:200]!r} {done.stderr[:200]!r}")
+        raise MeasureError(
+            f"{cli} --version printed no version number: {done.stdout[:200]!r} "
+            f"{done.stderr[:200]!r}"
+        )
     return found.group(0)
 
 
 def _claude_modes(cli: str, home: Path) -> list[str]:
     done = subprocess.run(
-        [cli, "--help"], capture_output=True, text=True, timeout=60, env=_scratch_env(home),
-        stdin=subprocess.DEVNULL, check=False,
+        [cli, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_scratch_env(home),
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     text = " ".join(done.stdout.split())
     found = re.search(r"--permission-mode <mode>.*?\(choices: ([^)]*)\)", text)
@@ -142,10 +160,23 @@ class _Servers:
             for name in self.NAMES:
                 port = _free_port()
                 self.ports[name] = port
-                self._processes.append(subprocess.Popen(
-                    [sys.executable, "-m", "course_lib.measure.profiles", name, "--log", str(self.log), "--port", str(port)],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                ))
+                self._processes.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "course_lib.measure.profiles",
+                            name,
+                            "--log",
+                            str(self.log),
+                            "--port",
+                            str(port),
+                        ],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
+                )
             for name, port in self.ports.items():
                 _wait_for_port(port, name)
         except BaseException:
@@ -187,7 +218,10 @@ def _wait_for_port(port: int, name: str, timeout: float = 120.0) -> None:
                 return
         except OSError:
             time.sleep(0.2)
-    raise MeasureError(f"the measurement server {name} did not start listening on 127.0.0.1:{port} within {timeout:.0f} s")
+    raise MeasureError(
+        f"the measurement server {name} did not start listening on 127.0.0.1:{port} within "
+        f"{timeout:.0f} s"
+    )
 
 
 def _classify(run: _Run, tools: Sequence[str]) -> dict[str, Result]:
@@ -222,13 +256,21 @@ def _classify(run: _Run, tools: Sequence[str]) -> dict[str, Result]:
     return results
 
 
-def _run_cli(args: list[str], cwd: Path, env: dict[str, str], what: str) -> tuple[subprocess.CompletedProcess[str], float]:
+def _run_cli(
+    args: list[str], cwd: Path, env: dict[str, str], what: str
+) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run a CLI once, with no input and a time limit; return its result and the seconds it took."""
     started = time.monotonic()
     try:
         done = subprocess.run(
-            args, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-            stdin=subprocess.DEVNULL, check=False,
+            args,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise MeasureError(f"{what} did not finish within {RUN_TIMEOUT} s") from None
@@ -236,19 +278,32 @@ def _run_cli(args: list[str], cwd: Path, env: dict[str, str], what: str) -> tupl
 
 
 def _run_claude(
-    cli: str, servers: _Servers, mode: str, permissions: dict[str, Any], script: Script, plan: Sequence[str] = PLAN
+    cli: str,
+    servers: _Servers,
+    mode: str,
+    permissions: dict[str, Any],
+    script: Script,
+    plan: Sequence[str] = PLAN,
 ) -> _Run:
-    """One `claude -p` run; retried once when the MCP servers were not connected by the first turn."""
+    """One `claude -p` run; retried once when the MCP servers were not connected in time."""
     for _attempt in (1, 2):
         with tempfile.TemporaryDirectory(prefix="measure-") as tmp:
             run = _run_claude_once(cli, Path(tmp), servers, mode, permissions, script, plan)
         if any(set(e["offered"]) & set(plan) for e in run.events if e["kind"] == "turn"):
             return run
-    raise MeasureError(f"claude (mode {mode}) offered none of the measurement tools twice: the MCP servers did not connect")
+    raise MeasureError(
+        f"claude (mode {mode}) offered none of the measurement tools twice: the MCP servers did "
+        "not connect"
+    )
 
 
 def _run_claude_once(
-    cli: str, work: Path, servers: _Servers, mode: str, permissions: dict[str, Any], script: Script,
+    cli: str,
+    work: Path,
+    servers: _Servers,
+    mode: str,
+    permissions: dict[str, Any],
+    script: Script,
     plan: Sequence[str] = PLAN,
 ) -> _Run:
     home, project = work / "home", work / "project"
@@ -258,9 +313,19 @@ def _run_claude_once(
     mcp_servers = {name: {"type": "http", "url": servers.url(name)} for name in servers.NAMES}
     config.write_text(json.dumps({"mcpServers": mcp_servers}), encoding="utf-8")
     args = [
-        cli, "-p", PROMPT, "--output-format", "stream-json", "--verbose",
-        "--mcp-config", str(config), "--strict-mcp-config",
-        "--permission-mode", mode, "--permission-prompt-tool", f"mcp__gate__{GATE_TOOL}",
+        cli,
+        "-p",
+        PROMPT,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--mcp-config",
+        str(config),
+        "--strict-mcp-config",
+        "--permission-mode",
+        mode,
+        "--permission-prompt-tool",
+        f"mcp__gate__{GATE_TOOL}",
     ]
     if permissions:
         settings = work / "settings.json"
@@ -274,12 +339,16 @@ def _run_claude_once(
         events = stand_in.events
     if not any(e["kind"] == "turn" for e in events):
         raise MeasureError(
-            f"claude (mode {mode}) never asked the stand-in model for a turn; exit {done.returncode}:\n"
+            f"claude (mode {mode}) never asked the stand-in model for a turn; exit "
+            f"{done.returncode}:\n"
             f"{done.stderr[-1500:]}{done.stdout[-1500:]}"
         )
     deferred = any(e["kind"] == "turn" and e.get("tool_search") for e in events)
     if deferred and not any(set(e["offered"]) & set(plan) for e in events if e["kind"] == "turn"):
-        raise MeasureError("claude deferred the MCP tools behind ToolSearch although ENABLE_TOOL_SEARCH=false was set")
+        raise MeasureError(
+            "claude deferred the MCP tools behind ToolSearch although ENABLE_TOOL_SEARCH=false "
+            "was set"
+        )
     return _Run(events, servers.calls_since(mark), seconds)
 
 
@@ -311,14 +380,22 @@ def _measure_cells(
                 shown = " ".join(r.short() for r in cell.results.values())
                 progress(f"{cell.key}: {shown}" + ("" if agree else "  (REPEATS DIFFER)"))
                 if answer == "approve" and any(r.classifier for r in cell.results.values()):
-                    answers.append("refuse")  # the classifier judged something: measure it refusing too
+                    answers.append(
+                        "refuse"
+                    )  # the classifier judged something: measure it refusing too
     return cells, seconds
 
 
 def _concurrency(cli: str, servers: _Servers) -> dict[str, Any]:
     """Two read-only calls in one turn, then two non-read-only ones: did each pair overlap?"""
-    pairs = {"read-only pair": ("read_closed", "read_open"), "non-read-only pair": ("delete", "set_value")}
-    script = Script(turns=tuple(tuple(f"mcp__profiles__{t}" for t in pair) for pair in pairs.values()), seconds=0.5)
+    pairs = {
+        "read-only pair": ("read_closed", "read_open"),
+        "non-read-only pair": ("delete", "set_value"),
+    }
+    script = Script(
+        turns=tuple(tuple(f"mcp__profiles__{t}" for t in pair) for pair in pairs.values()),
+        seconds=0.5,
+    )
     run = _run_claude(cli, servers, "bypassPermissions", {}, script)
     spans: dict[str, list[float]] = {}
     for call in run.calls:
@@ -336,7 +413,7 @@ def _concurrency(cli: str, servers: _Servers) -> dict[str, Any]:
 
 
 def _project_settings(cli: str, servers: _Servers, default_mode: str) -> dict[str, str]:
-    """Does an allow rule in the project's .claude/settings.json apply in -p mode, untrusted and trusted?"""
+    """Does a project's .claude/settings.json allow rule apply in -p mode, untrusted and trusted?"""
     results: dict[str, str] = {}
     tool = "mcp__profiles__read_closed"
     for trusted in (False, True):
@@ -349,24 +426,38 @@ def _project_settings(cli: str, servers: _Servers, default_mode: str) -> dict[st
             if trusted:
                 state = {"projects": {str(work / "project"): {"hasTrustDialogAccepted": True}}}
                 (work / "home" / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
-            run = _run_claude_once(cli, work, servers, default_mode, {}, Script.one_per_turn([tool, OTHER]))
+            run = _run_claude_once(
+                cli, work, servers, default_mode, {}, Script.one_per_turn([tool, OTHER])
+            )
         label = "folder trusted" if trusted else "folder not trusted"
-        results[f"project .claude/settings.json, {label}"] = _classify(run, [tool])["read_closed"].outcome.value
+        results[f"project .claude/settings.json, {label}"] = _classify(run, [tool])[
+            "read_closed"
+        ].outcome.value
     return results
 
 
 def measure_claude_code(
-    cli: str, *, repeats: int = 2, modes: Sequence[str] | None = None, progress: Callable[[str], None] = lambda _: None,
+    cli: str,
+    *,
+    repeats: int = 2,
+    modes: Sequence[str] | None = None,
+    progress: Callable[[str], None] = lambda _: None,
 ) -> Measurement:
-    """Measure Claude Code: every permission mode its --help lists x every rule set, `repeats` times each."""
+    """Measure Claude Code: each mode its --help lists x each rule set, `repeats` times each."""
     version = cli_version(cli)
     with tempfile.TemporaryDirectory(prefix="measure-home-") as home:
         available = _claude_modes(cli, Path(home))
     chosen = available if modes is None else [m for m in modes if m in available]
     if not chosen:
-        raise MeasureError(f"none of the modes {list(modes or [])} exists in Claude Code {version}; it has {available}")
+        raise MeasureError(
+            f"none of the modes {list(modes or [])} exists in Claude Code {version}; it has "
+            f"{available}"
+        )
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="measure-servers-") as folder, _Servers(Path(folder)) as servers:
+    with (
+        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
+        _Servers(Path(folder)) as servers,
+    ):
 
         def run_once(mode: str, permissions: dict[str, Any], script: Script) -> _Run:
             return _run_claude(cli, servers, mode, permissions, script)
@@ -377,13 +468,25 @@ def measure_claude_code(
         notes["concurrency"] = _concurrency(cli, servers)
         default_mode = next((m for m in ("default", "manual") if m in available), chosen[0])
         progress(f"project settings: an allow rule in .claude/settings.json, {default_mode} mode")
-        notes["project_settings"] = {"mode": default_mode, **_project_settings(cli, servers, default_mode)}
-    return _measurement("claude-code", version, cells, seconds, started, repeats, CLAUDE_ENV, RULE_SETS, notes)
+        notes["project_settings"] = {
+            "mode": default_mode,
+            **_project_settings(cli, servers, default_mode),
+        }
+    return _measurement(
+        "claude-code", version, cells, seconds, started, repeats, CLAUDE_ENV, RULE_SETS, notes
+    )
 
 
 def _measurement(
-    client: str, version: str, cells: list[Cell], seconds: list[float], started: float, repeats: int,
-    environment: dict[str, str], rule_sets: dict[str, dict[str, Any]], notes: dict[str, Any],
+    client: str,
+    version: str,
+    cells: list[Cell],
+    seconds: list[float],
+    started: float,
+    repeats: int,
+    environment: dict[str, str],
+    rule_sets: dict[str, dict[str, Any]],
+    notes: dict[str, Any],
 ) -> Measurement:
     runs = len(seconds)
     timing = {
@@ -394,15 +497,31 @@ def _measurement(
         "seconds_per_cell": round(sum(seconds) / runs / len(PLAN), 2) if runs else 0.0,
     }
     profiles = [{"tool": p.tool, "label": p.label, "hints": p.hints} for p in PROFILES]
-    profiles.append({"tool": OTHER_TOOL, "label": "another server's tool (read-only, closed world)", "hints": {"readOnlyHint": True, "openWorldHint": False}})
+    profiles.append(
+        {
+            "tool": OTHER_TOOL,
+            "label": "another server's tool (read-only, closed world)",
+            "hints": {"readOnlyHint": True, "openWorldHint": False},
+        }
+    )
     return Measurement(
-        client=client, version=version, date=_dt.date.today().isoformat(), profiles=profiles,
-        rule_sets=rule_sets, cells=cells, environment=dict(environment), notes=notes, timing=timing,
+        client=client,
+        version=version,
+        date=_dt.date.today().isoformat(),
+        profiles=profiles,
+        rule_sets=rule_sets,
+        cells=cells,
+        environment=dict(environment),
+        notes=notes,
+        timing=timing,
     )
 
 
 def measure_settings(
-    cli: str, permissions: dict[str, Any], *, modes: Sequence[str] | None = None,
+    cli: str,
+    permissions: dict[str, Any],
+    *,
+    modes: Sequence[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> tuple[str, dict[str, dict[str, Result]]]:
     """Measure Claude Code on a logging twin of the file-ops server under the given rules.
@@ -414,9 +533,15 @@ def measure_settings(
         available = _claude_modes(cli, Path(home))
     chosen = [m for m in (modes or available) if m in available]
     if not chosen:
-        raise MeasureError(f"none of the modes {list(modes or [])} exists in Claude Code {version}; it has {available}")
+        raise MeasureError(
+            f"none of the modes {list(modes or [])} exists in Claude Code {version}; it has "
+            f"{available}"
+        )
     results: dict[str, dict[str, Result]] = {}
-    with tempfile.TemporaryDirectory(prefix="measure-servers-") as folder, _Servers(Path(folder), ("file-ops", "gate")) as servers:
+    with (
+        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
+        _Servers(Path(folder), ("file-ops", "gate")) as servers,
+    ):
         plan = [f"mcp__file-ops__{tool.name}" for tool in file_ops_tools()]
         for mode in chosen:
             run = _run_claude(cli, servers, mode, permissions, Script.one_per_turn(plan), plan)
@@ -438,12 +563,23 @@ def _run_codex(cli: str, servers: _Servers, mode: str, script: Script) -> _Run:
         mark = servers.mark()
         with OpenAIStandIn(script) as stand_in:
             lines = [
-                'model = "stand-in"', 'model_provider = "standin"', "",
-                "[model_providers.standin]", 'name = "stand-in"', f'base_url = "{stand_in.url}/v1"',
-                'env_key = "STANDIN_API_KEY"', 'wire_api = "responses"', "",
+                'model = "stand-in"',
+                'model_provider = "standin"',
+                "",
+                "[model_providers.standin]",
+                'name = "stand-in"',
+                f'base_url = "{stand_in.url}/v1"',
+                'env_key = "STANDIN_API_KEY"',
+                'wire_api = "responses"',
+                "",
             ]
             for name in ("profiles", "other"):
-                lines += [f"[mcp_servers.{name}]", f'url = "{servers.url(name)}"', "required = true", ""]
+                lines += [
+                    f"[mcp_servers.{name}]",
+                    f'url = "{servers.url(name)}"',
+                    "required = true",
+                    "",
+                ]
             (codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
             env = _scratch_env(home)
             env.update(CODEX_HOME=str(codex_home), STANDIN_API_KEY="stand-in-no-key")
@@ -451,23 +587,33 @@ def _run_codex(cli: str, servers: _Servers, mode: str, script: Script) -> _Run:
             done, seconds = _run_cli(args, project, env, f"codex (mode {mode})")
             events = stand_in.events
     if not any(e["kind"] == "turn" for e in events):
-        raise MeasureError(f"codex never asked the stand-in model for a turn; exit {done.returncode}:\n{done.stderr[-1500:]}")
+        raise MeasureError(
+            "codex never asked the stand-in model for a turn; exit "
+            f"{done.returncode}:\n{done.stderr[-1500:]}"
+        )
     return _Run(events, servers.calls_since(mark), seconds)
 
 
-def measure_codex(cli: str, *, repeats: int = 2, progress: Callable[[str], None] = lambda _: None) -> Measurement:
+def measure_codex(
+    cli: str, *, repeats: int = 2, progress: Callable[[str], None] = lambda _: None
+) -> Measurement:
     """Measure Codex's `codex exec`, plain and with approvals bypassed, `repeats` times each."""
     version = cli_version(cli)
     started = time.monotonic()
     rule_sets: dict[str, dict[str, Any]] = {"none": {}}
-    with tempfile.TemporaryDirectory(prefix="measure-servers-") as folder, _Servers(Path(folder)) as servers:
+    with (
+        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
+        _Servers(Path(folder)) as servers,
+    ):
 
         def run_once(mode: str, _permissions: dict[str, Any], script: Script) -> _Run:
             return _run_codex(cli, servers, mode, script)
 
         cells, seconds = _measure_cells(run_once, list(CODEX_MODES), rule_sets, repeats, progress)
     modes = {m: " ".join(["codex exec", *a]) for m, a in CODEX_MODES.items()}
-    return _measurement("codex", version, cells, seconds, started, repeats, {}, rule_sets, {"modes": modes})
+    return _measurement(
+        "codex", version, cells, seconds, started, repeats, {}, rule_sets, {"modes": modes}
+    )
 
 
 def find_cli(client: str, given: str | None) -> str | None:

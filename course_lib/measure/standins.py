@@ -114,8 +114,8 @@ class _StandIn:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -128,7 +128,7 @@ class _StandIn:
             return f"{prefix}{self._ids:04d}"
 
     def _next_turn(self, offered: set[str], called: set[str]) -> tuple[str, ...]:
-        """The first scripted turn with an offered tool not yet called; () when the script is done."""
+        """The first scripted turn with an offered tool not yet called; () when all are done."""
         for turn in self.script.turns:
             todo = tuple(t for t in turn if t in offered and t not in called)
             if todo:
@@ -165,17 +165,31 @@ class AnthropicStandIn(_StandIn):
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, bytes]:
         if not path.startswith("/v1/messages") or path.startswith("/v1/messages/count_tokens"):
             self._log.add(kind="http", method="POST", path=path)
-            return 404, "application/json", b'{"type": "error", "error": {"type": "not_found_error"}}'
+            return (
+                404,
+                "application/json",
+                b'{"type": "error", "error": {"type": "not_found_error"}}',
+            )
         model = str(body.get("model", "stand-in"))
         if not body.get("stream") and _is_classifier(body):
             return self._classifier(body, model)
         tools = {t.get("name", "") for t in body.get("tools") or [] if isinstance(t, dict)}
         if not body.get("stream"):
             self._log.add(kind="side", stream=False)
-            return 200, "application/json", json.dumps(self._message(model, [{"type": "text", "text": "ok"}], "end_turn")).encode()
+            return (
+                200,
+                "application/json",
+                json.dumps(
+                    self._message(model, [{"type": "text", "text": "ok"}], "end_turn")
+                ).encode(),
+            )
         if not tools:
             self._log.add(kind="side", stream=True)
-            return 200, "text/event-stream", _sse(self._stream(model, [{"type": "text", "text": "ok"}], "end_turn"))
+            return (
+                200,
+                "text/event-stream",
+                _sse(self._stream(model, [{"type": "text", "text": "ok"}], "end_turn")),
+            )
         called: set[str] = set()
         for message in body.get("messages") or []:
             content = message.get("content")
@@ -191,13 +205,19 @@ class AnthropicStandIn(_StandIn):
                     if isinstance(text, list):
                         text = " ".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
                     self._log.add(
-                        kind="result", tool_use_id=block.get("tool_use_id"), is_error=bool(block.get("is_error")),
+                        kind="result",
+                        tool_use_id=block.get("tool_use_id"),
+                        is_error=bool(block.get("is_error")),
                         text=str(text)[:500],
                     )
         self._log.add(kind="turn", offered=sorted(tools), tool_search="ToolSearch" in tools)
         turn = self._next_turn(tools, called)
         if not turn:
-            return 200, "text/event-stream", _sse(self._stream(model, [{"type": "text", "text": FINAL_TEXT}], "end_turn"))
+            return (
+                200,
+                "text/event-stream",
+                _sse(self._stream(model, [{"type": "text", "text": FINAL_TEXT}], "end_turn")),
+            )
         blocks = []
         for name in turn:
             tool_use_id = self._new_id("toolu_standin")
@@ -216,39 +236,94 @@ class AnthropicStandIn(_StandIn):
         stops = body.get("stop_sequences") or []
         self._log.add(kind="classifier", answer=self.script.classifier, stop_sequences=stops)
         if "<severity>" in json.dumps(body.get("messages")):
-            text = "<severity>5</severity>" if approve else "<severity>95</severity><category>Stand-in refusal</category>"
-            return 200, "application/json", json.dumps(self._message(model, [{"type": "text", "text": text}], "end_turn")).encode()
-        text = "<block>no" if approve else "<block>yes"  # the stop sequence itself is not part of the text
+            text = (
+                "<severity>5</severity>"
+                if approve
+                else "<severity>95</severity><category>Stand-in refusal</category>"
+            )
+            return (
+                200,
+                "application/json",
+                json.dumps(
+                    self._message(model, [{"type": "text", "text": text}], "end_turn")
+                ).encode(),
+            )
+        text = (
+            "<block>no" if approve else "<block>yes"
+        )  # the stop sequence itself is not part of the text
         message = self._message(model, [{"type": "text", "text": text}], "stop_sequence")
         message["stop_sequence"] = "</block>"
         return 200, "application/json", json.dumps(message).encode()
 
     def _message(self, model: str, content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
         return {
-            "id": self._new_id("msg_standin"), "type": "message", "role": "assistant", "model": model,
-            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "id": self._new_id("msg_standin"),
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1},
         }
 
-    def _stream(self, model: str, blocks: list[dict[str, Any]], stop: str) -> list[tuple[str, dict[str, Any]]]:
+    def _stream(
+        self, model: str, blocks: list[dict[str, Any]], stop: str
+    ) -> list[tuple[str, dict[str, Any]]]:
         start = self._message(model, [], stop)
         start["stop_reason"] = None
-        events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": start})
+        ]
         for index, block in enumerate(blocks):
             if block["type"] == "text":
                 events += [
-                    ("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
-                    ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}),
+                    (
+                        "content_block_start",
+                        {
+                            "type": "content_block_start",
+                            "index": index,
+                            "content_block": {"type": "text", "text": ""},
+                        },
+                    ),
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "text_delta", "text": block["text"]},
+                        },
+                    ),
                 ]
             else:
                 opening = {**block, "input": {}}
                 events += [
-                    ("content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}),
-                    ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}),
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": index, "content_block": opening},
+                    ),
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {
+                                "type": "input_json_delta",
+                                "partial_json": json.dumps(block["input"]),
+                            },
+                        },
+                    ),
                 ]
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
         events += [
-            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            ),
             ("message_stop", {"type": "message_stop"}),
         ]
         return events
@@ -273,10 +348,15 @@ class OpenAIStandIn(_StandIn):
                 continue
             if item.get("type") == "function_call":
                 called.add(_openai_call_name(item))
-            elif item.get("type") == "function_call_output" and item.get("call_id") not in seen_results:
+            elif (
+                item.get("type") == "function_call_output"
+                and item.get("call_id") not in seen_results
+            ):
                 seen_results.add(str(item.get("call_id")))
                 output = item.get("output")
-                self._log.add(kind="result", tool_use_id=item.get("call_id"), text=json.dumps(output)[:500])
+                self._log.add(
+                    kind="result", tool_use_id=item.get("call_id"), text=json.dumps(output)[:500]
+                )
         self._log.add(kind="turn", offered=sorted(offered))
         turn = self._next_turn(set(offered), called)
         response_id = self._new_id("resp_standin")
@@ -284,27 +364,61 @@ class OpenAIStandIn(_StandIn):
         for name in turn:
             call_id = self._new_id("call_standin")
             namespace, tool = offered[name]
-            item: dict[str, Any] = {
-                "type": "function_call", "id": self._new_id("fc_standin"), "call_id": call_id, "name": tool,
-                "arguments": json.dumps({"seconds": self.script.seconds} if self.script.seconds else {}),
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "id": self._new_id("fc_standin"),
+                "call_id": call_id,
+                "name": tool,
+                "arguments": json.dumps(
+                    {"seconds": self.script.seconds} if self.script.seconds else {}
+                ),
             }
             if namespace:
-                item["namespace"] = namespace
-            items.append(item)
+                call["namespace"] = namespace
+            items.append(call)
             self._log.add(kind="tool_use", tool=name, tool_use_id=call_id)
         if not items:
-            items.append({
-                "type": "message", "id": self._new_id("msg_standin"), "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
-            })
+            items.append(
+                {
+                    "type": "message",
+                    "id": self._new_id("msg_standin"),
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
+                }
+            )
         events: list[tuple[str, dict[str, Any]]] = [
             ("response.created", {"type": "response.created", "response": {"id": response_id}}),
         ]
         for index, item in enumerate(items):
-            events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item}))
-            events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}))
-        usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1, "output_tokens_details": None, "total_tokens": 2}
-        events.append(("response.completed", {"type": "response.completed", "response": {"id": response_id, "usage": usage, "output": items}}))
+            events.append(
+                (
+                    "response.output_item.added",
+                    {"type": "response.output_item.added", "output_index": index, "item": item},
+                )
+            )
+            events.append(
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": index, "item": item},
+                )
+            )
+        usage = {
+            "input_tokens": 1,
+            "input_tokens_details": None,
+            "output_tokens": 1,
+            "output_tokens_details": None,
+            "total_tokens": 2,
+        }
+        events.append(
+            (
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {"id": response_id, "usage": usage, "output": items},
+                },
+            )
+        )
         return 200, "text/event-stream", _sse(events)
 
 
