@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import json
 import urllib.error
 import urllib.request
@@ -13,7 +14,7 @@ from mcp import Client
 from course_lib.__main__ import main
 from course_lib.measure.cli import render
 from course_lib.measure.matrix import Cell, Measurement, Result, committed, committed_files, differences
-from course_lib.measure.profiles import build, read_log
+from course_lib.measure.profiles import build, file_ops_tools, read_log
 from course_lib.measure.run import PLAN, _classify, _Run
 from course_lib.measure.standins import AnthropicStandIn, OpenAIStandIn, Script
 from course_lib.permissions import Outcome
@@ -146,3 +147,28 @@ def test_a_missing_cli_gets_a_clear_message_and_a_non_zero_exit(tmp_path, capsys
 def test_a_bad_repeat_count_is_refused(capsys):
     assert main(["measure-client", "codex", "--repeat", "0"]) == 2
     assert "--repeat" in capsys.readouterr().err
+
+
+def test_a_bad_rule_in_the_learners_settings_is_named_before_anything_runs(tmp_path, capsys):
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"allow": ["mcp__file-ops__read*"]}}), encoding="utf-8")
+    status = main(["measure-client", "claude-code", "--cli", sys.executable, "--settings", str(settings)])
+    assert status == 2
+    assert "'mcp__file-ops__read*'" in capsys.readouterr().err
+
+
+def test_the_file_ops_twin_has_the_real_tools_names_and_hints_and_only_logs(tmp_path):
+    log = tmp_path / "calls.jsonl"
+
+    server = build("file-ops", log)
+
+    async def exercise():
+        async with Client(server) as twin:
+            listed = {t.name: t.annotations for t in (await twin.list_tools()).tools}
+            await twin.call_tool("delete_file", {})
+            return listed
+
+    real = {t.name: t.annotations for t in file_ops_tools()}
+    assert asyncio.run(exercise()) == real
+    assert [(e["server"], e["tool"]) for e in read_log(log)] == [("file-ops", "delete_file")] * 2
+    assert list(tmp_path.iterdir()) == [log]
