@@ -15,4 +15,6 @@ One concept per module:
 
 JupyterHub itself is the extra ``.[hub]``; nothing here imports it, so the default install and
 the default tests work without it.
+
+Introduced in: docs/hub.md
 """

@@ -1,4 +1,7 @@
-"""The hub's REST API, as the instructor's service (its token is in the hub folder) uses it."""
+"""The hub's REST API, as the instructor's service (its token is in the hub folder) uses it.
+
+Introduced in: docs/hub.md
+"""
 
 from __future__ import annotations
 
@@ -83,7 +86,7 @@ class HubAPI:
                 )
 
     def start(self, name: str) -> int:
-        """Ask for `name`'s server; return the status (201 up, 202 starting, 400 already running)."""
+        """Ask for `name`'s server; return the status (201 up, 202 starting, 400 running)."""
         status, answer = self.call("POST", f"/users/{quote(name)}/server")
         if status not in (201, 202, 400):
             raise HubError(

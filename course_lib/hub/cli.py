@@ -2,6 +2,8 @@
 
 Exit status: 0 done; 1 some servers did not start (prestart); 2 usage error (bad folder or
 flag); 3 something the hub needs is missing or the hub cannot be reached.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations
@@ -241,7 +243,8 @@ def _collect(args: argparse.Namespace) -> int:
     for skipped in report.skipped:
         print(skipped, file=sys.stderr)
     print(
-        f"collected {_count(report.count, 'notebook')} from {_count(len(report.notebooks), 'learner')}"
+        f"collected {_count(report.count, 'notebook')}"
+        f" from {_count(len(report.notebooks), 'learner')}"
         f" into {printable(str(args.out))}; skipped {len(report.skipped)}"
         + (" (listed above)" if report.skipped else "")
     )

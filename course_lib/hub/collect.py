@@ -5,6 +5,8 @@ course's exercise names and nothing else. The homes are attacker-controlled (a l
 can write anything there), so: no symbolic link is followed, at any depth; only regular files
 are read (a FIFO or a device is never opened for reading); sizes are bounded; names reach the
 terminal only through `printable()`. Everything not collected is reported with the reason.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

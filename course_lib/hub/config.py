@@ -10,6 +10,8 @@ Settings that a 30-learner class on 2 cores needs (measured, issue 15):
 
 Every learner's server runs as the user who starts the hub (``SimpleLocalProcessSpawner``):
 see docs/hub.md for what that does not isolate.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 The hub seeds each learner's home from a course checkout (`seed_home`), and the learner
 distribution for nbgitpuller is exported from the same list (`LEARNER_FOLDERS`).
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 nbgitpuller pulls it into each learner's home from a link (`nbgitpuller_link`); pulling again
 later brings the instructor's fixes and keeps the learners' own changes (nbgitpuller merges).
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ What JupyterLab does when a learner opens a notebook and runs every cell: create
 (the kernel starts in the notebook's folder), read the notebook through the contents API, send
 one ``execute_request`` per code cell over the kernel's websocket and wait for its reply.
 Used by benchmarks/bench_hub.py and the peer test; needs tornado (a JupyterHub dependency).
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ log in find their JupyterLab already running. All servers are requested at once 
 can wait up to 10 s for its server before the hub answers "pending", so requests made a few at a
 time would hold back the last servers by tens of seconds), then polled until each is ready, has
 failed, or time is up.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The hub runs in its own session; the proxy and every learner's server are its ch
 in a session of its own. `stop` asks the hub to shut down (it stops the servers it spawned),
 then ends whichever of the hub's descendants is left (Linux: found through /proc).
 An instructor starts the hub with ``jupyterhub -f`` instead.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

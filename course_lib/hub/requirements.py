@@ -2,6 +2,8 @@
 
 JupyterHub (and ``jupyterhub-singleuser``) come with the course's extra ``.[hub]``; the proxy,
 ``configurable-http-proxy``, is a Node.js program pinned by the lock file in ``hub/proxy/``.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ runtime folder, by default inside the learner's home
 not exceed 107 bytes: homes a few folders deep make every kernel fail with "File name too long".
 So the sockets go to ``$TMPDIR/mcp-hub-<uid>/<learner>`` instead, in a folder only this user
 can enter.
+
+Introduced in: docs/hub.md
 """
 
 from __future__ import annotations
