@@ -17,7 +17,7 @@ from course_lib.measure.run import PLAN, find_cli, measure_claude_code
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cli", help="the claude executable (default: on PATH, else .peers/claude)")
+    parser.add_argument("--cli", help="the claude executable (default: PATH, else .peers/claude)")
     parser.add_argument("--modes", nargs="+", default=["manual", "default"])
     args = parser.parse_args()
     cli = find_cli("claude-code", args.cli)
@@ -28,7 +28,8 @@ def main() -> int:
     m = measure_claude_code(cli, repeats=1, modes=args.modes)
     wall = time.monotonic() - started
     runs = int(m.timing["runs"])
-    print(f"Claude Code {m.version}, modes {', '.join(m.modes)}: {runs} runs + 3 extra, {wall:.1f} s wall")
+    modes = ", ".join(m.modes)
+    print(f"Claude Code {m.version}, modes {modes}: {runs} runs + 3 extra, {wall:.1f} s wall")
     print(f"  per CLI run:       {m.timing['seconds_per_run']:.2f} s")
     print(f"  per profile cell:  {m.timing['seconds_per_cell']:.2f} s ({len(PLAN)} calls per run)")
     return 0
