@@ -12,7 +12,8 @@ import argparse
 import sys
 import time
 
-from course_lib.measure.run import PLAN, find_cli, measure_claude_code
+from course_lib.measure.claude_code import measure_claude_code
+from course_lib.measure.run import PLAN, find_cli
 
 
 def main() -> int:

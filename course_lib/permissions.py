@@ -20,7 +20,7 @@ checks this model against every measured cell:
   except that 2.1.332's plan mode lets it run only a `readOnlyHint: true` tool (it asks about
   the rest);
 * an unmatched call gets what the permission mode does with it
-  (`course_lib.policy.ClaudeCodePolicy`).
+  (`course_lib.clients.ClaudeCodePolicy`).
 
 So precedence is deny > ask > allow, whatever the server's hints say.
 
@@ -38,15 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from .annotations import declared
-from .policy import (
+from .clients import (
     CLAUDE_CODE_ALLOW_READ_ONLY_ONLY,
     CLAUDE_CODE_CLASSIFIER_DENIALS,
     CLAUDE_CODE_VERSION,
     ClaudeCodePolicy,
-    Decision,
-    PostCall,
-    PreCall,
 )
+from .policy import Decision, PostCall, PreCall
 
 __all__ = [
     "LISTS",

@@ -7,6 +7,8 @@ and no rule covers another server's tools. An answer is a settings-style dict,
 
 One set of `RuleCase`s serves both the learner's visible self-check (`visible=True`) and the
 instructor's hidden grading cases (course_lib/grading/hidden/ex02_predict_the_client.py).
+
+Introduced in: exercises/02_predict_the_client.ipynb, part 2d.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from .permissions import LISTS, Outcome, Permissions, claude_code_outcome
-from .policy import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 
 __all__ = ["RULE_CASES", "RuleCase", "parse_answer"]
 

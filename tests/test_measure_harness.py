@@ -16,7 +16,8 @@ from course_lib.measure.cli import render
 from course_lib.measure.matrix import Cell, Measurement, Result, committed, committed_files, differences
 from course_lib.measure.profiles import build, file_ops_tools, read_log
 from course_lib.measure.run import PLAN, _classify, _Run
-from course_lib.measure.standins import AnthropicStandIn, OpenAIStandIn, Script
+from course_lib.measure.openai_standin import OpenAIStandIn
+from course_lib.measure.standins import AnthropicStandIn, Script
 from course_lib.permissions import Outcome
 
 TOOLS = [{"name": "Bash"}, {"name": "mcp__profiles__read_closed"}, {"name": "mcp__profiles__delete"}]

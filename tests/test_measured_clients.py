@@ -2,8 +2,8 @@
 
 course_lib/data/clients/<client>-<version>.json was measured offline with
 ``python -m course_lib measure-client``; the peers tier re-measures the pinned CLIs. Here each
-measured cell is predicted from the models (`course_lib.policy.ClaudeCodePolicy`,
-`course_lib.permissions`, `course_lib.policy.CodexPolicy`) and must match.
+measured cell is predicted from the models (`course_lib.clients.ClaudeCodePolicy`,
+`course_lib.permissions`, `course_lib.clients.CodexPolicy`) and must match.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from course_lib.measure.matrix import Measurement, Result, committed_files
 from course_lib.permissions import Permissions, claude_code_session, classifier_judges, outcome_of
-from course_lib.policy import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION, ClaudeCodePolicy, CodexPolicy
+from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION, ClaudeCodePolicy, CodexPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = {path.stem: Measurement.load(path) for path in committed_files()}

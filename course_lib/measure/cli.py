@@ -3,6 +3,8 @@
 Runs the real CLI offline against a stand-in model on 127.0.0.1 and the measurement MCP
 servers, and prints the matrix of annotation profile x permission mode x rules with the
 client's version and the date. Needs Node.js's npm to install the CLI (not to run this course).
+
+Introduced in: README.md, section "Measure a real client".
 """
 
 from __future__ import annotations
@@ -90,10 +92,7 @@ def _missing(client: str) -> str:
             "nodejs.org)"
         ]
     )
-    steps.append(
-        f"install the CLI: npm install --prefix .peers/{folder} "
-        f"{package}@{version}"
-    )
+    steps.append(f"install the CLI: npm install --prefix .peers/{folder} {package}@{version}")
     steps.append(f"or run .ci/peers, which installs the pinned {name} from the committed lock file")
     return (
         f"measure-client: {name} ({program}) was not found on PATH, in .peers/ or at --cli.\n"
@@ -154,7 +153,9 @@ def render(m: Measurement) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .run import MeasureError, find_cli, measure_claude_code, measure_codex
+    from .claude_code import measure_claude_code
+    from .codex import measure_codex
+    from .run import MeasureError, find_cli
 
     if args.repeat < 1 or args.repeat > 10:
         print("measure-client: --repeat must be between 1 and 10", file=sys.stderr)
@@ -213,10 +214,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
     """Measure the file-ops tools under the learner's rules and print them beside the prediction."""
+    from ..clients import CLAUDE_CODE_MODES
     from ..permissions import Permissions, claude_code_outcome
-    from ..policy import CLAUDE_CODE_MODES
+    from .claude_code import measure_settings
     from .profiles import file_ops_tools
-    from .run import MeasureError, measure_settings
+    from .run import MeasureError
 
     try:
         rules = Permissions.from_settings(args.settings)

@@ -4,6 +4,8 @@ A *cell* is one combination of permission mode, rule set and (for Claude Code's 
 classifier) the classifier's scripted answer. Its *results* hold one `Result` per measured tool
 (each annotation profile, plus another server's tool). The committed measurements live in
 `course_lib/data/clients/<client>-<version>.json`.
+
+Introduced in: notebooks/02_defaults.ipynb (`measured_table`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ Run one over stdio with ``python -m course_lib.measure.profiles NAME --log FILE`
 Streamable HTTP on 127.0.0.1 with ``--port PORT`` (the harness starts each server once and lets
 every run of the CLI connect to it, which saves three Python start-ups per run). The log is
 JSON Lines, one object per event. Nothing here touches anything but the log file.
+
+Introduced in: README.md, section "Measure a real client".
 """
 
 from __future__ import annotations
