@@ -1,5 +1,9 @@
 """Measure the Codex CLI: `codex exec`, plain and with approvals bypassed.
 
+Update checks are off in the scratch config. Seen with strace (2026-11-30): Codex 0.171.0 still
+sends one DNS query for github.com at start; no connection follows, and nothing else leaves
+127.0.0.1.
+
 Introduced in: README.md, section "Measure a real client".
 """
 
@@ -42,6 +46,7 @@ def _run_codex(cli: str, servers: _Servers, mode: str, script: Script) -> _Run:
         with OpenAIStandIn(script) as stand_in:
             lines = [
                 'model = "stand-in"',
+                "check_for_update_on_startup = false",
                 'model_provider = "standin"',
                 "",
                 "[model_providers.standin]",
