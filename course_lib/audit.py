@@ -22,9 +22,8 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .annotations import declared
+from .annotations import AnnotationsLike, declared
 
 __all__ = [
     "MAX_ENTRIES",
@@ -240,7 +239,7 @@ def side_effects(before: Mapping[str, State], after: Mapping[str, State]) -> lis
     return effects
 
 
-def check_behaviour(annotations: Any, effects: Iterable[SideEffect]) -> str | None:
+def check_behaviour(annotations: AnnotationsLike, effects: Iterable[SideEffect]) -> str | None:
     """Return what in the observed side effects contradicts the declared hints, or None.
 
     Two contradictions can be proved from outside: a tool that declares ``readOnlyHint: true``

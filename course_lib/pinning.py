@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from mcp.types import Tool
 
-from .annotations import as_tool, as_tools
+from .annotations import Tools, as_tool, as_tools
 
 __all__ = ["PinCheck", "PinStore", "changed_fields", "definition", "fingerprint"]
 
@@ -112,7 +112,7 @@ class PinStore:
             )
         return server
 
-    def approve(self, tools: Any, *, server: str = "") -> list[str]:
+    def approve(self, tools: Tools, *, server: str = "") -> list[str]:
         """Pin the current definition of each tool (the user approved it); return the fingerprints.
 
         Raises:
@@ -143,7 +143,7 @@ class PinStore:
             else PinCheck(tool.name, "approved")
         )
 
-    def table(self, tools: Any, *, server: str = "") -> pd.DataFrame:
+    def table(self, tools: Tools, *, server: str = "") -> pd.DataFrame:
         """Return one row per tool: its status against the pins and the fields that changed."""
         rows = []
         for tool in as_tools(tools):

@@ -49,9 +49,10 @@ class Sandbox:
         A temporary folder the sandbox made itself is deleted with it: when the sandbox is
         garbage-collected, or at the latest when Python exits (a notebook's kernel included).
         """
+        self._remove: weakref.finalize | None = None
         if root is None:
             root = tempfile.mkdtemp(prefix=prefix)
-            weakref.finalize(self, shutil.rmtree, root, ignore_errors=True)
+            self._remove = weakref.finalize(self, shutil.rmtree, root, ignore_errors=True)
         path = Path(root)
         if not path.exists():
             path.mkdir(parents=True)
@@ -61,6 +62,11 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox({str(self.root)!r})"
+
+    def remove_if_temporary(self) -> None:
+        """Delete the folder now if the sandbox made it (a folder given as `root` is kept)."""
+        if self._remove is not None:
+            self._remove()
 
     def resolve(self, path: str, *, must_exist: bool = False, kind: str = "file") -> Path:
         """Return the absolute path inside the sandbox that `path` names, or refuse it.

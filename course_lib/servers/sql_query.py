@@ -139,7 +139,7 @@ def _instr(haystack: object, needle: object) -> int | None:
     return haystack.find(needle) + 1  # type: ignore[arg-type]
 
 
-def _replace(text: object, old: object, new: object) -> object:
+def _replace(text: object, old: object, new: object) -> str | bytes | None:
     """SQLite's replace(), in linear time (see `_instr`)."""
     text, old, new = _text(text), _text(old), _text(new)
     if text is None or old is None or new is None:
@@ -190,9 +190,9 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
     refused: list[str] = []
     connection.set_authorizer(_authoriser(refused))
     if hasattr(connection, "setlimit"):  # Python 3.11+; the authoriser alone is enough on 3.10
-        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, MAX_COLUMNS)
+        limits = {"ATTACHED": 0, "LENGTH": MAX_VALUE_BYTES, "COLUMN": MAX_COLUMNS}
+        for name, value in limits.items():
+            connection.setlimit(getattr(sqlite3, f"SQLITE_LIMIT_{name}"), value)
     connection.create_function("instr", 2, _instr, deterministic=True)
     for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
         connection.create_function(operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True)
