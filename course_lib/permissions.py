@@ -342,7 +342,7 @@ def rules_matrix(
     permissions: Permissions,
     server: str,
     tools: Mapping[str, Any] | Sequence[Any],
-    modes: Sequence[str] = ("default", "plan", "bypassPermissions", "dontAsk"),
+    modes: Sequence[str] = ("manual", "plan", "bypassPermissions", "dontAsk"),
     *,
     version: str = CLAUDE_CODE_VERSION,
 ) -> Any:

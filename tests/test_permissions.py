@@ -133,3 +133,9 @@ def test_the_committed_example_settings_allow_reads_and_always_ask_before_delete
     assert list(table.loc["delete_file"]) == ["asked", "asked", "asked"]
     assert all(r.server == "file-ops" for r in rules.allow + rules.ask + rules.deny)
     assert json.loads((ROOT / ".claude" / "settings.json").read_text()) == rules.as_settings()
+
+
+def test_rules_matrix_defaults_to_the_modes_of_the_version_the_course_describes():
+    table = rules_matrix(Permissions(allow=["mcp__file-ops__read_file"]), "file-ops", {"read_file": READ_ONLY})
+    assert list(table.columns) == ["manual", "plan", "bypassPermissions", "dontAsk"]
+    assert set(table.loc["read_file"]) == {"ran"}
