@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.__main__ import main
-from course_lib.grading import load_exercises
-from course_lib.grading import sandbox
+from course_lib.grading import load_exercises, sandbox
 from course_lib.grading.discover import discover
 from course_lib.grading.report import feedback_names, json_line
 from course_lib.grading.runner import _load, _read_bounded, _Refused, grade_notebook
@@ -68,10 +67,14 @@ def test_at_most_the_limit_and_one_byte_is_read(tmp_path):
 
 
 def test_feedback_file_names_are_unique_and_keep_non_ascii_names():
-    names = feedback_names(["José", "Jos", "李雷", "韩梅梅", "a/b", "a_b", "Bob", "bob", "\x1b[2Jx"])
+    names = feedback_names(
+        ["José", "Jos", "李雷", "韩梅梅", "a/b", "a_b", "Bob", "bob", "\x1b[2Jx"]
+    )
     assert names["José"] == "José.md" and names["Jos"] == "Jos.md"
     assert names["李雷"] == "李雷.md" and names["韩梅梅"] == "韩梅梅.md"
-    assert len({n.casefold() for n in names.values()}) == len(names)  # also on a case-insensitive disk
+    assert len({n.casefold() for n in names.values()}) == len(
+        names
+    )  # also on a case-insensitive disk
     assert names["a/b"].startswith("a_b-") and "\x1b" not in names["\x1b[2Jx"]
     assert all("/" not in n for n in names.values())
 
@@ -134,7 +137,11 @@ def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
 def test_a_row_graded_without_isolation_says_so(tmp_path, exercises):
     _notebook(tmp_path / f"{EX1}.ipynb")
     none = Isolation("none", reason="--isolation none was chosen")
-    result = asyncio.run(grade_notebook("ann", tmp_path / f"{EX1}.ipynb", exercises[EX1], isolation=none, root=tmp_path))
+    result = asyncio.run(
+        grade_notebook(
+            "ann", tmp_path / f"{EX1}.ipynb", exercises[EX1], isolation=none, root=tmp_path
+        )
+    )
     assert result.status == "invalid notebook"
     assert any("WITHOUT isolation" in n for n in result.notes)
 
@@ -143,7 +150,9 @@ def test_grading_without_isolation_warns_in_the_terminal_and_every_row(tmp_path,
     subs = tmp_path / "subs"
     _notebook(subs / "ann" / f"{EX1}.ipynb")
     (subs / "bo").mkdir()
-    status = main(["grade", str(subs), "--out", str(tmp_path / "g.csv"), "--isolation", "none", "--quiet"])
+    status = main(
+        ["grade", str(subs), "--out", str(tmp_path / "g.csv"), "--isolation", "none", "--quiet"]
+    )
     assert status == 0
     assert "NO ISOLATION" in capsys.readouterr().err
     rows = (tmp_path / "g.csv").read_text(encoding="utf-8").splitlines()[1:]
@@ -161,23 +170,46 @@ def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, c
         for sub in submissions:
             results = []
             for exercise_id, exercise in chosen.items():
-                full = sub.student == "solutions" or exercise_id != EX1  # exercises/01 was filled in
+                full = (
+                    sub.student == "solutions" or exercise_id != EX1
+                )  # exercises/01 was filled in
                 cases = [
-                    CaseResult(c.id, c.label, "passed" if full else "not attempted", c.points if full else 0.0, c.points)
+                    CaseResult(
+                        c.id,
+                        c.label,
+                        "passed" if full else "not attempted",
+                        c.points if full else 0.0,
+                        c.points,
+                    )
                     for c in exercise.cases
                 ]
                 if sub.student == "exercises" and exercise_id != EX1:
-                    cases = [CaseResult(c.id, c.label, "not attempted", 0.0, c.points) for c in exercise.cases]
+                    cases = [
+                        CaseResult(c.id, c.label, "not attempted", 0.0, c.points)
+                        for c in exercise.cases
+                    ]
                 if sub.student == "exercises" and exercise_id == EX1:
-                    cases[0] = CaseResult(cases[0].id, cases[0].label, "passed", cases[0].max_points, cases[0].max_points)
+                    cases[0] = CaseResult(
+                        cases[0].id,
+                        cases[0].label,
+                        "passed",
+                        cases[0].max_points,
+                        cases[0].max_points,
+                    )
                 score = sum(c.points for c in cases)
                 status = "graded" if score else "not attempted"
-                results.append(ExerciseResult(sub.student, exercise_id, status, score, exercise.max_points, cases))
+                results.append(
+                    ExerciseResult(
+                        sub.student, exercise_id, status, score, exercise.max_points, cases
+                    )
+                )
             by_student[sub.student] = results
         return by_student
 
     monkeypatch.setattr(cli, "grade_all", fake_grade_all)
-    args = argparse.Namespace(course_root=Path(__file__).resolve().parents[1], jobs=1, quiet=True, isolation_chosen=None)
+    args = argparse.Namespace(
+        course_root=Path(__file__).resolve().parents[1], jobs=1, quiet=True, isolation_chosen=None
+    )
     assert cli._self_test(args, exercises, cli.Limits()) == cli.EXIT_SELF_TEST_FAILED
     err = capsys.readouterr().err
     assert f"exercises/{EX1} is not blank" in err and "make_exercises.py" in err

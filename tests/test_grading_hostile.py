@@ -50,7 +50,9 @@ def _write(path: Path, nb: nbformat.NotebookNode) -> None:
 
 def _tree(folder: Path) -> dict[str, str]:
     return {
-        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() and not p.is_symlink() else "")
+        str(p.relative_to(folder)): (
+            hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() and not p.is_symlink() else ""
+        )
         for p in sorted(folder.rglob("*"))
         if not p.is_fifo()
     }
@@ -109,6 +111,7 @@ _FORGE = _STEAL + (
     "get_ipython().input_transformers_post.append(_forge)\n"
 )
 
+
 # After the kernel is stopped, a detached child keeps working for 30 s: it rewrites the gradebook,
 # overwrites every submission and plants a course_lib.py in every other kernel's folder.
 def _detach(subs: Path, out: Path) -> str:
@@ -164,14 +167,26 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     port = listener.getsockname()[1]
 
     solution1, blank1 = _nb("solutions", EX1), _nb("exercises", EX1)
-    _write(subs / "alice" / f"{EX1}.ipynb", _plus(solution1, "exit()"))  # a correct notebook ending in exit()
-    _write(subs / "alice" / f"{EX3}.ipynb", _nb("solutions", EX3))  # starts servers: leaves no temp folder
+    _write(
+        subs / "alice" / f"{EX1}.ipynb", _plus(solution1, "exit()")
+    )  # a correct notebook ending in exit()
+    _write(
+        subs / "alice" / f"{EX3}.ipynb", _nb("solutions", EX3)
+    )  # starts servers: leaves no temp folder
     _write(subs / "snoop" / f"{EX1}.ipynb", _plus(blank1, _snoop(cases, subs, out, port, secret)))
     _write(subs / "forger" / f"{EX1}.ipynb", _plus(blank1, _FORGE))
-    _write(subs / "detacher" / f"{EX1}.ipynb", _plus(blank1, _detach(subs, out), "import time\ntime.sleep(1)"))
+    _write(
+        subs / "detacher" / f"{EX1}.ipynb",
+        _plus(blank1, _detach(subs, out), "import time\ntime.sleep(1)"),
+    )
     _write(subs / "aaron_startup" / f"{EX1}.ipynb", _plus(blank1, _STARTUP))
-    _write(subs / "killer" / f"{EX1}.ipynb", _plus(blank1, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"))
-    stderr_ansi = "import os\nos.write(2, b'\\x1b[2J\\x1b]0;owned\\x07\\xc2\\x9b31m kernel stderr')\n"
+    _write(
+        subs / "killer" / f"{EX1}.ipynb",
+        _plus(blank1, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"),
+    )
+    stderr_ansi = (
+        "import os\nos.write(2, b'\\x1b[2J\\x1b]0;owned\\x07\\xc2\\x9b31m kernel stderr')\n"
+    )
     _write(subs / EVIL / f"{EX1}.ipynb", _plus(solution1, stderr_ansi))
     _write(subs / "zz_victim" / f"{EX1}.ipynb", solution1)
     # files that are not notebooks, and names that must not collide
@@ -179,7 +194,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     (subs / "zero").mkdir()
     (subs / "zero" / f"{EX1}.ipynb").symlink_to("/dev/zero")
     (subs / "linker").mkdir()
-    outside = base / "outside" / f"{EX1}.ipynb"  # a copy: an unsandboxed attacker writing through the link harms no checkout
+    outside = (
+        base / "outside" / f"{EX1}.ipynb"
+    )  # a copy: an unsandboxed attacker writing through the link harms no checkout
     _write(outside, solution1)
     (subs / "linker" / f"{EX1}.ipynb").symlink_to(outside)
     for name in ("José", "Jos", "李雷", "韩梅梅", ".carl"):
@@ -193,13 +210,31 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     env.pop("IPYTHONDIR", None)
     home_before = _tree(home)
     argv = [
-        sys.executable, "-m", "course_lib", "grade", str(subs), "--out", str(out / "gradebook.csv"),
-        "--cases", str(cases), "--jobs", "2", "--cell-timeout", "10", "--probe-timeout", "3",
-        "--notebook-timeout", "60", "--isolation", "bwrap",
+        sys.executable,
+        "-m",
+        "course_lib",
+        "grade",
+        str(subs),
+        "--out",
+        str(out / "gradebook.csv"),
+        "--cases",
+        str(cases),
+        "--jobs",
+        "2",
+        "--cell-timeout",
+        "10",
+        "--probe-timeout",
+        "3",
+        "--notebook-timeout",
+        "60",
+        "--isolation",
+        "bwrap",
     ]
     started = time.monotonic()
     try:
-        done = subprocess.run(argv, capture_output=True, env=env, timeout=600, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv, capture_output=True, env=env, timeout=600, stdin=subprocess.DEVNULL
+        )
     finally:
         listener.close()
     seconds = time.monotonic() - started
@@ -231,7 +266,9 @@ def test_the_grader_survives_the_class_and_writes_a_gradebook(hostile):
 def test_honest_students_keep_full_marks_next_to_attackers(hostile):
     rows = hostile["rows"]
     assert rows["zz_victim"][EX1] == "12"
-    assert rows["alice"][EX1] == "12", rows["alice"]["notes"]  # exit() at the end keeps what was earned
+    assert rows["alice"][EX1] == "12", rows["alice"][
+        "notes"
+    ]  # exit() at the end keeps what was earned
     assert "ends the kernel" in rows["alice"]["notes"]
     assert float(rows["alice"][EX3]) == load_exercises()[EX3].max_points, rows["alice"]["notes"]
 
@@ -246,7 +283,9 @@ def test_a_forged_probe_returns_only_what_the_students_code_computes(hostile):
 
 def test_a_submission_cannot_change_later_runs_other_files_or_the_gradebook(hostile):
     assert hostile["rows"]["zz_victim"][EX1] == "12"  # no startup file, no planted course_lib.py
-    assert (hostile["out"] / "gradebook.csv").read_bytes() == hostile["gradebook"], "rewritten after the grader exited"
+    assert (hostile["out"] / "gradebook.csv").read_bytes() == hostile["gradebook"], (
+        "rewritten after the grader exited"
+    )
     assert _tree(hostile["subs"]) == hostile["submitted"], "a submission was changed"
     assert hostile["rows"]["detacher"][EX1] == "0"
 
@@ -258,7 +297,11 @@ def test_killing_the_kernels_parent_costs_only_the_attacker(hostile):
 
 def test_files_that_are_not_notebooks_are_refused_without_hanging(hostile):
     rows = hostile["rows"]
-    for student, words in (("fifo", "not a regular file"), ("zero", "outside"), ("linker", "outside")):
+    for student, words in (
+        ("fifo", "not a regular file"),
+        ("zero", "outside"),
+        ("linker", "outside"),
+    ):
         assert rows[student]["status"] == "invalid notebook", rows[student]
         assert words in rows[student]["notes"]
         assert rows[student][EX1] == "0"
@@ -269,7 +312,11 @@ def test_every_folder_gets_a_row_and_feedback_names_never_collide(hostile):
     rows, feedback = hostile["rows"], hostile["out"] / "feedback"
     for name in ("José", "Jos", "李雷", "韩梅梅", ".carl"):
         assert name in rows, sorted(rows)
-        text = (feedback / f"{name.lstrip('.')}.md").read_text(encoding="utf-8") if not name.startswith(".") else None
+        text = (
+            (feedback / f"{name.lstrip('.')}.md").read_text(encoding="utf-8")
+            if not name.startswith(".")
+            else None
+        )
         if text is not None:
             assert text.startswith(f"# Feedback for {name}\n")
     assert len(list(feedback.glob("*.md"))) == len(rows)
@@ -281,7 +328,9 @@ def test_no_control_character_from_a_submission_reaches_the_terminal_or_the_file
     assert "evil\\x1b[2J" in stderr  # the name is shown, escaped
     results = (hostile["out"] / "gradebook.jsonl").read_text(encoding="utf-8")
     assert "\x1b" not in results and "\x9b" not in results
-    assert EVIL in [json.loads(line)["student"] for line in results.splitlines()]  # escaped, not changed
+    assert EVIL in [
+        json.loads(line)["student"] for line in results.splitlines()
+    ]  # escaped, not changed
     assert "\x1b" not in hostile["gradebook"].decode("utf-8")
     evil_row = next(r for name, r in hostile["rows"].items() if name.startswith("evil"))
     assert evil_row[EX1] == "12"

@@ -251,12 +251,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"course_lib grade: grading cannot run: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
+    problem = asyncio.run(preflight(isolation))
+    if problem and isolation.isolated and args.isolation == "auto":
+        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
+        isolation = Isolation("none", reason=f"a kernel could not start under bubblewrap ({problem})")
+        problem = asyncio.run(preflight(isolation))
     args.isolation_chosen = isolation
     _announce(isolation)
     for note in class_notes:
         print(f"note: {printable(note)}", file=sys.stderr)
-
-    problem = asyncio.run(preflight(isolation))
     if problem:
         print(f"course_lib grade: grading cannot run: {problem}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE

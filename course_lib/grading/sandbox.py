@@ -29,16 +29,29 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = ["Isolation", "ResourceLimits", "choose_isolation", "kernel_command", "kernel_env"]
 
 MODES = ("auto", "bwrap", "none")
 _ETC = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "passwd", "group", "nsswitch.conf",
-    "hosts", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "alternatives", "mime.types",
-    "fonts", "matplotlibrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hosts",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "alternatives",
+    "mime.types",
+    "fonts",
+    "matplotlibrc",
 )
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/conda")
 # Inside the sandbox: everything writable lives in one private tmpfs.
@@ -63,7 +76,9 @@ class Isolation:
     mode: str
     bwrap: str = ""
     reason: str = ""  # for "none": why there is no isolation (shown in the terminal and every row)
-    hidden: tuple[str, ...] = ()  # host paths the kernel must not see (in addition to the grading package)
+    hidden: tuple[
+        str, ...
+    ] = ()  # host paths the kernel must not see (in addition to the grading package)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
 
     @property
@@ -89,7 +104,7 @@ def _candidates() -> list[str]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def _supports_size(bwrap: str) -> bool:
     try:
         text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
@@ -102,7 +117,9 @@ def _try(bwrap: str) -> str:
     """Run `true` in a sandbox like the kernels'; return "" when it works, else the problem."""
     argv = [bwrap, *_base_args(bwrap, ResourceLimits()), "--", "/bin/sh", "-c", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} cannot run ({type(exc).__name__}: {exc})"
     if done.returncode != 0:
@@ -159,7 +176,12 @@ def _python_trees() -> list[str]:
     """Folders the kernel's Python needs: the installation, the environment, sys.path, course_lib."""
     import course_lib
 
-    trees = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    trees = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+    }
     trees.add(os.path.dirname(os.path.abspath(course_lib.__file__)))
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(course_lib.__file__)))
     for entry in sys.path:
@@ -171,7 +193,9 @@ def _python_trees() -> list[str]:
         if package_root == entry or package_root.startswith(entry + os.sep):
             continue
         trees.add(entry)
-    resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {t for t in trees if t and os.path.exists(t)}
+    resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {
+        t for t in trees if t and os.path.exists(t)
+    }
     return sorted(resolved)
 
 
@@ -202,11 +226,19 @@ def hidden_paths(isolation: Isolation, trees: list[str]) -> list[str]:
     )
 
 
-def kernel_command(isolation: Isolation, ipcdir: str, limits: ResourceLimits | None = None) -> list[str]:
+def kernel_command(
+    isolation: Isolation, ipcdir: str, limits: ResourceLimits | None = None
+) -> list[str]:
     """The kernel's argv (with jupyter_client's ``{connection_file}`` placeholder)."""
     limits = limits or isolation.limits
-    caps = [("RLIMIT_AS", limits.memory_bytes), ("RLIMIT_FSIZE", limits.file_bytes), ("RLIMIT_CPU", limits.cpu_seconds)]
-    if isolation.isolated:  # counted per user namespace there; outside it would count all the instructor's processes
+    caps = [
+        ("RLIMIT_AS", limits.memory_bytes),
+        ("RLIMIT_FSIZE", limits.file_bytes),
+        ("RLIMIT_CPU", limits.cpu_seconds),
+    ]
+    if (
+        isolation.isolated
+    ):  # counted per user namespace there; outside it would count all the instructor's processes
         caps.append(("RLIMIT_NPROC", limits.processes))
     bootstrap = (
         "import os, resource, sys\n"
@@ -252,7 +284,12 @@ def kernel_env(isolation: Isolation, private: str) -> dict[str, str]:
     }
     if isolation.isolated:
         home, tmp = _HOME, _TMP
-        env = {"PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]), "LANG": "C.UTF-8"}
+        env = {
+            "PATH": os.pathsep.join(
+                [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+            ),
+            "LANG": "C.UTF-8",
+        }
         if os.environ.get("PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     else:
