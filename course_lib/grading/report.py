@@ -45,9 +45,12 @@ def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict
     else:
         row["status"] = next(s for s in STATUSES if s in statuses)
     all_notes = list(notes)
+    # A note every exercise shares (grading without isolation) comes first, once.
+    shared = [n for n in dict.fromkeys(n for r in results for n in r.notes) if n.startswith("graded WITHOUT isolation")]
+    all_notes = shared + all_notes
     for result in results:
         # One entry per exercise: its status (unless graded) and its notes, each said once.
-        said = [n for n in dict.fromkeys(result.notes) if n != result.status]
+        said = [n for n in dict.fromkeys(result.notes) if n != result.status and n not in shared]
         if result.status != "graded":
             all_notes.append(f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else ""))
         else:

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -178,14 +178,17 @@ class _Kernel:
     which `close` deletes.
     """
 
-    def __init__(self, isolation: Isolation) -> None:
+    def __init__(self, isolation: Isolation, limits: Limits | None = None) -> None:
         self.isolation = isolation
+        # CPU time: the sandbox's default, or more when the instructor allows a longer notebook.
+        budget = int(3 * (limits or Limits()).notebook_timeout)
+        resources = replace(isolation.limits, cpu_seconds=max(isolation.limits.cpu_seconds, budget))
         self.private = tempfile.mkdtemp(prefix="course-grade-")
         self.workdir = os.path.join(self.private, "work")
         os.mkdir(self.workdir)
         self.stderr_path = os.path.join(self.private, "stderr.log")
         spec = KernelSpec(
-            argv=kernel_command(isolation, self.private),
+            argv=kernel_command(isolation, self.private, resources),
             display_name="course grading",
             language="python",
             # Under bubblewrap the kernel is in its own session: a signal to the sandbox's process
@@ -579,7 +582,7 @@ async def grade_notebook(
             # A cell that ends, kills or freezes the kernel is skipped on a fresh run, so a stray cell
             # costs the learner that cell, not every answer above it; a kernel that dies during a
             # probe is restarted for the cases after it.
-            kernel = _Kernel(isolation)
+            kernel = _Kernel(isolation, limits)
             kernels.append(kernel)
             try:
                 client = await asyncio.wait_for(kernel.start(nb, probe_cells, limits), timeout=90)
