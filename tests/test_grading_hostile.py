@@ -339,3 +339,50 @@ def test_no_control_character_from_a_submission_reaches_the_terminal_or_the_file
 def test_grading_leaves_nothing_in_tmpdir_or_home(hostile):
     assert list(hostile["tmp"].iterdir()) == []
     assert _tree(hostile["home"]) == hostile["home_before"]
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if text.encode() in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
+    try:
+        choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    marker = f"course-test-linger-{os.getpid()}"
+    child = f"import time\\nwhile True: time.sleep(1)  # {marker}"
+    loop = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)\n"
+        "time.sleep(60)\n"
+    )
+    _write(tmp_path / "subs" / "lingerer" / f"{EX1}.ipynb", _plus(_nb("exercises", EX1), loop))
+    argv = [
+        sys.executable, "-m", "course_lib", "grade", str(tmp_path / "subs"),
+        "--out", str(tmp_path / "out" / "gradebook.csv"), "--isolation", "bwrap", "--quiet",
+    ]  # fmt: skip
+    grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not _processes_mentioning(marker) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert _processes_mentioning(marker), "the submission's detached child never started"
+    finally:
+        grader.kill()
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = _processes_mentioning(marker)
+    for pid in left:  # never leave them running, even when the test fails
+        os.kill(pid, 9)
+    assert not left, "a detached process outlived the grader"
