@@ -188,9 +188,13 @@ def _python_trees() -> list[str]:
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         entry = os.path.abspath(entry)
-        # The checkout holding course_lib (on sys.path for `python -m` or PYTHONPATH) would show
-        # solutions/, tests and .git: course_lib itself is bound on its own instead.
-        if package_root == entry or package_root.startswith(entry + os.sep):
+        # The checkout holding course_lib (on sys.path for `python -m`, PYTHONPATH or pytest) would
+        # show solutions/, tests and .git: course_lib itself is bound on its own instead, and a
+        # folder inside the checkout only when it belongs to the Python environment (.venv).
+        if _inside(package_root, entry):
+            continue
+        in_environment = any(_inside(entry, p) for p in (sys.prefix, sys.base_prefix))
+        if _inside(entry, package_root) and not in_environment:
             continue
         trees.add(entry)
     resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {
