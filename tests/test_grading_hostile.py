@@ -58,6 +58,10 @@ def _tree(folder: Path) -> dict[str, str]:
     }
 
 
+def _course_files() -> dict[str, str]:
+    return {f"{d}/{k}": v for d in ("course_lib", "solutions", "exercises") for k, v in _tree(ROOT / d).items()}
+
+
 # Reads the course's own solution (the kernel can find the checkout through course_lib.__file__)
 # and runs its code cells: full marks for a student who wrote nothing, if solutions/ is readable.
 _STEAL = (
@@ -205,6 +209,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     (subs / ".git").mkdir()
 
     submitted = _tree(subs)
+    checkout = _course_files()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV"))}
     env.update(TMPDIR=str(tmp), HOME=str(home), COURSE_TEST_SECRET="s3cret")
     env.pop("IPYTHONDIR", None)
@@ -254,6 +259,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "tmp": tmp,
         "home": home,
         "home_before": home_before,
+        "checkout": checkout,
     }
 
 
@@ -336,9 +342,12 @@ def test_no_control_character_from_a_submission_reaches_the_terminal_or_the_file
     assert evil_row[EX1] == "12"
 
 
-def test_grading_leaves_nothing_in_tmpdir_or_home(hostile):
+def test_grading_leaves_nothing_in_tmpdir_or_home_and_no_course_file_changed(hostile):
     assert list(hostile["tmp"].iterdir()) == []
     assert _tree(hostile["home"]) == hostile["home_before"]
+    after = _course_files()
+    changed = {k for k in after.keys() | hostile["checkout"].keys() if "__pycache__" not in k}
+    assert {k for k in changed if after.get(k) != hostile["checkout"].get(k)} == set()
 
 
 def _processes_mentioning(text: str) -> list[int]:
@@ -359,7 +368,7 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
     except ValueError as exc:
         pytest.skip(f"bubblewrap cannot run here: {exc}")
     marker = f"course-test-linger-{os.getpid()}"
-    child = f"import time\\nwhile True: time.sleep(1)  # {marker}"
+    child = f"import time\nwhile True: time.sleep(1)  # {marker}"
     loop = (
         "import subprocess, sys, time\n"
         f"subprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True)\n"
@@ -370,15 +379,18 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
         sys.executable, "-m", "course_lib", "grade", str(tmp_path / "subs"),
         "--out", str(tmp_path / "out" / "gradebook.csv"), "--isolation", "bwrap", "--quiet",
     ]  # fmt: skip
-    grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = (tmp_path / "grader.log").open("wb")
+    grader = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not _processes_mentioning(marker) and time.monotonic() < deadline:
+        while not _processes_mentioning(marker) and time.monotonic() < deadline and grader.poll() is None:
             time.sleep(0.5)
-        assert _processes_mentioning(marker), "the submission's detached child never started"
+        said = (tmp_path / "grader.log").read_text(errors="replace")
+        assert _processes_mentioning(marker), f"the submission's detached child never started: {said}"
     finally:
         grader.kill()
         grader.wait()
+        log.close()
     deadline = time.monotonic() + 10
     while _processes_mentioning(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
