@@ -9,36 +9,37 @@ and imported on first use, so `python -m course_lib serve ...` starts fast and
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 __version__ = "0.1.0"
 
-# public name -> the module (inside course_lib) that defines it. To make a name public, add it here
-# (and to the TYPE_CHECKING imports at the end); `__all__` follows.
+# public name -> the module (inside course_lib) that defines it: the one list of the public API.
+# To make a name public, add it here; `__all__` follows, and tests/test_public_api.py checks it.
 _EXPORTS: dict[str, str] = {
     "EffectiveHints": "annotations",
     "FIELDS": "annotations",
-    "Finding": "annotations",
+    "Finding": "lint",
     "HINTS": "annotations",
     "NOT_MEANINGFUL": "annotations",
     "Profile": "annotations",
     "SPEC_DEFAULTS": "annotations",
     "as_tool": "annotations",
-    "check_annotations": "annotations",
+    "as_tools": "annotations",
+    "check_annotations": "lint",
     "classify": "annotations",
     "declared": "annotations",
     "display_title": "annotations",
     "effective": "annotations",
     "fields_table": "annotations",
-    "ConnectError": "connect",
-    "call_tool_sync": "connect",
-    "connect": "connect",
-    "list_tools_sync": "connect",
-    "python_command": "connect",
-    "run_sync": "connect",
+    "ConnectError": "connection",
+    "call_tool_sync": "connection",
+    "connect": "connection",
+    "list_tools_sync": "connection",
+    "python_command": "connection",
+    "run_sync": "connection",
     "NotAttempted": "checks",
     "TODO": "checks",
-    "check": "checks",
+    "check": "exercises",
     "environment_report": "environment",
     "CLAUDE_CODE_DEFAULT": "policy",
     "CLAUDE_CODE_PLAN": "policy",
@@ -57,32 +58,32 @@ _EXPORTS: dict[str, str] = {
     "TrustEverythingPolicy": "policy",
     "VSCODE": "policy",
     "VSCodePolicy": "policy",
-    "all_combinations": "policy",
-    "combinations_table": "policy",
+    "all_combinations": "combinations",
+    "combinations_table": "combinations",
     "decide": "policy",
-    "decision_matrix": "policy",
-    "decisions_table": "policy",
-    "Basis": "session",
-    "Leg": "session",
-    "SessionGuard": "session",
-    "SessionReport": "session",
-    "analyse_session": "session",
-    "plot_session": "session",
+    "decision_matrix": "combinations",
+    "decisions_table": "combinations",
+    "Basis": "legs",
+    "Leg": "legs",
+    "SessionGuard": "guard",
+    "SessionReport": "trifecta",
+    "analyse_session": "trifecta",
+    "plot_session": "plots",
     "ScriptedAgent": "agent",
     "open_session": "agent",
-    "AuditEvent": "audit",
-    "AuditLog": "audit",
-    "ConfirmationRequest": "audit",
-    "Host": "audit",
+    "AuditEvent": "host",
+    "AuditLog": "host",
+    "ConfirmationRequest": "approval",
+    "Host": "host",
     "SideEffect": "audit",
     "State": "audit",
-    "TrustBook": "audit",
-    "TrustChange": "audit",
-    "approve_all": "audit",
+    "TrustBook": "trustbook",
+    "TrustChange": "trustbook",
+    "approve_all": "approval",
     "check_behaviour": "audit",
-    "decline_all": "audit",
+    "decline_all": "approval",
     "side_effects": "audit",
-    "server_identity": "audit",
+    "server_identity": "host",
     "snapshot": "audit",
     "comparison_table": "defences",
     "defence_matrix": "defences",
@@ -96,19 +97,10 @@ _EXPORTS: dict[str, str] = {
     "PinStore": "pinning",
     "changed_fields": "pinning",
     "fingerprint": "pinning",
-    "as_tools": "tables",
     "tools_table": "tables",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
-
-# `connect` is both a submodule and a function. Importing the submodule (which other modules do)
-# would set `course_lib.connect` to the module, so the function is bound eagerly, after it.
-try:
-    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync  # noqa: E402
-except ImportError:  # pragma: no cover - a broken install; `course_lib.environment` still reports what is missing
-    pass
-
 
 
 def __getattr__(name: str) -> Any:
@@ -122,18 +114,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
-
-
-if TYPE_CHECKING:  # static checkers and IDEs see ordinary imports
-    from .annotations import EffectiveHints, FIELDS, Finding, HINTS, NOT_MEANINGFUL, Profile, SPEC_DEFAULTS, as_tool, check_annotations, classify, declared, display_title, effective, fields_table
-    from .connect import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
-    from .checks import NotAttempted, TODO, check
-    from .environment import environment_report
-    from .policy import CLAUDE_CODE_DEFAULT, CLAUDE_CODE_PLAN, CURSOR_ASK, Decision, IgnoreHintsPolicy, POLICIES, Policy, PostCall, PreCall, ReadOnlyModePolicy, SPEC, SpecPolicy, TRUST_EVERYTHING, Trust, TrustEverythingPolicy, VSCODE, VSCodePolicy, all_combinations, combinations_table, decide, decision_matrix, decisions_table
-    from .session import Basis, Leg, SessionGuard, SessionReport, analyse_session, plot_session
-    from .agent import ScriptedAgent, open_session
-    from .audit import AuditEvent, AuditLog, ConfirmationRequest, Host, SideEffect, State, TrustBook, TrustChange, approve_all, check_behaviour, decline_all, server_identity, side_effects, snapshot
-    from .defences import comparison_table, defence_matrix, run_case
-    from .monitoring import SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
-    from .pinning import PinCheck, PinStore, changed_fields, fingerprint
-    from .tables import as_tools, tools_table

@@ -12,13 +12,14 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
-    "inspect": "course_lib.inspect",
+    "inspect": "course_lib.inspect_cmd",
     "grade": "course_lib.grading.cli",
+    "hub": "course_lib.hub.cli",
 }
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Build the parser; with `only`, import just that command's module (a server must start fast)."""
+    """Build the parser; with `only`, import just that command (a server must start fast)."""
     parser = argparse.ArgumentParser(
         prog="python -m course_lib",
         description="Tools of the MCP tool-annotations course.",

@@ -1,4 +1,4 @@
-"""Tool annotations: the five fields, the spec's defaults, risk profiles and a sanity check.
+"""Tool annotations: the five fields, the spec's defaults, risk profiles and tool lists.
 
 Everything here is read from, or checked against, the installed `mcp` SDK:
 `FIELDS` is parsed from the source of `mcp.types.ToolAnnotations`, so when the
@@ -13,12 +13,12 @@ import ast
 import inspect
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import ListToolsResult, Tool, ToolAnnotations
 
 __all__ = [
     "FIELDS",
@@ -26,11 +26,11 @@ __all__ = [
     "NOT_MEANINGFUL",
     "EffectiveHints",
     "Field",
-    "Finding",
     "Profile",
     "SPEC_DEFAULTS",
+    "Tools",
     "as_tool",
-    "check_annotations",
+    "as_tools",
     "classify",
     "declared",
     "display_title",
@@ -68,7 +68,7 @@ the SDK can never make an absent hint look safe; tests check that the SDK agrees
 
 
 def _sdk_doc_comments() -> dict[str, str]:
-    """Return the doc comment under each attribute of `ToolAnnotations` in the installed SDK's source."""
+    """Return the doc comment under each attribute of the installed SDK's `ToolAnnotations`."""
     try:
         source = textwrap.dedent(inspect.getsource(ToolAnnotations))
     except (OSError, TypeError):  # an SDK installed without .py sources
@@ -88,7 +88,10 @@ def _sdk_doc_comments() -> dict[str, str]:
 
 
 def _read_fields() -> tuple[Field, ...]:
-    """Build the field list from the installed SDK: names, aliases and types from the model, meaning and defaults from its doc comments."""
+    """Build the field list from the installed SDK.
+
+    Names, aliases and types come from the model; meaning and defaults from its doc comments.
+    """
     docs = _sdk_doc_comments()
     fields = []
     for attribute, info in ToolAnnotations.model_fields.items():
@@ -123,7 +126,7 @@ _BY_ATTR = {f.attribute: f for f in FIELDS}
 
 
 def fields_table() -> Any:
-    """Return the annotation fields as a pandas DataFrame (wire name, attribute, type, default, meaning)."""
+    """Return the fields as a DataFrame: wire name, attribute, type, default, meaning."""
     import pandas as pd
 
     rows = [
@@ -157,7 +160,8 @@ def declared(annotations: Any) -> dict[str, Any]:
         return {f.wire_name: getattr(annotations, f.attribute) for f in FIELDS}
     if not isinstance(annotations, Mapping):
         raise ValueError(
-            f"annotations must be a ToolAnnotations, a Tool, a dict or None, not {type(annotations).__name__}"
+            "annotations must be a ToolAnnotations, a Tool, a dict or None, not "
+            f"{type(annotations).__name__}"
         )
     values: dict[str, Any] = {f.wire_name: None for f in FIELDS}
     for key, value in annotations.items():
@@ -169,10 +173,13 @@ def declared(annotations: Any) -> dict[str, Any]:
             if field.type == "bool" and not isinstance(value, bool):
                 raise ValueError(
                     f"{field.wire_name} must be true, false or absent (None), not {value!r} "
-                    f"({type(value).__name__}); hints are booleans, strings like 'yes' are not accepted"
+                    f"({type(value).__name__}); hints are booleans, strings like 'yes' are not "
+                    "accepted"
                 )
             if field.type == "str" and not isinstance(value, str):
-                raise ValueError(f"{field.wire_name} must be a string, not {value!r} ({type(value).__name__})")
+                raise ValueError(
+                    f"{field.wire_name} must be a string, not {value!r} ({type(value).__name__})"
+                )
         values[field.wire_name] = value
     return values
 
@@ -268,67 +275,55 @@ def as_tool(tool: Tool | Mapping[str, Any]) -> Tool:
     return Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
 
 
+Tools = Any
+"""What `as_tools` accepts: a `ListToolsResult`, a `Tool`, a list of `Tool` or tool dicts, or a
+``{name: annotations}`` dict (each value a `ToolAnnotations`, a dict, a `Tool` or None)."""
+
+
+def as_tools(tools: Tools) -> list[Tool]:
+    """Return "some tools" as a list of SDK `Tool`: the one place the course reads a tool list.
+
+    Accepts a `ListToolsResult`, one `Tool` or tool dict, an iterable of `Tool` or tool dicts
+    (``{"name": ..., "annotations": {...}}``), or a dict mapping a tool name to its annotations.
+    Pure: it never connects to a server (list the tools first, e.g. with `client.list_tools()`).
+
+    Raises:
+        ValueError: anything else (a server object, a command, a string), or malformed annotations.
+    """
+    if isinstance(tools, ListToolsResult):
+        return list(tools.tools)
+    if isinstance(tools, Tool):
+        return [tools]
+    if isinstance(tools, Mapping):
+        if isinstance(tools.get("name"), str):  # one tool definition as JSON
+            return [as_tool(tools)]
+        result = []
+        for name, value in tools.items():
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"tool names must be non-empty strings, not {name!r}")
+            if isinstance(value, Tool):
+                result.append(value)
+            else:
+                result.append(as_tool({"name": name, "annotations": _annotations_dict(value)}))
+        return result
+    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
+        items = list(tools)
+        if all(isinstance(t, (Tool, Mapping)) for t in items):
+            return [as_tool(t) for t in items]
+    raise ValueError(
+        "expected tools: a ListToolsResult, a list of Tool objects (e.g. `(await "
+        "client.list_tools()).tools`) or a dict of name -> annotations; "
+        f"got {type(tools).__name__} (connect to a server and list its tools first)"
+    )
+
+
+def _annotations_dict(value: Any) -> dict[str, Any] | None:
+    values = declared(value)
+    return {k: v for k, v in values.items() if v is not None} if value is not None else None
+
+
 def display_title(tool: Tool | Mapping[str, Any]) -> str:
-    """Return the name a UI should show, by the spec's precedence: `title`, then `annotations.title`, then `name`."""
+    """Return the name a UI shows: `title`, then `annotations.title`, then `name` (spec order)."""
     tool = as_tool(tool)
     annotation_title = tool.annotations.title if tool.annotations else None
     return tool.title or annotation_title or tool.name
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem found by `check_annotations`."""
-
-    tool: str
-    severity: str  # "contradiction", "suspicious", "ignored" or "missing"
-    field: str
-    message: str
-
-
-_READ_VERBS = re.compile(r"^(get|read|list|search|find|fetch|show|describe|query|lookup|view|count|inspect)(_|$)")
-_WRITE_VERBS = re.compile(
-    r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset|"
-    r"write|set|update|create|append|add|insert|send|post|put|upload|move|rename|execute|run)(_|$)"
-)
-_DESTRUCTIVE_VERBS = re.compile(r"^(delete|remove|drop|destroy|purge|erase|wipe|cleanup|clean|truncate|kill|overwrite|reset)(_|$)")
-
-
-def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
-    """Report contradictory or suspicious declarations on one tool.
-
-    Looks only at what the server declared (name and annotations); it cannot see
-    what the tool really does, so every finding is a question for a human, not a verdict.
-    """
-    tool = as_tool(tool)
-    values = declared(tool.annotations)
-    name = tool.name
-    lowered = name.lower()
-    findings: list[Finding] = []
-
-    def add(severity: str, field: str, message: str) -> None:
-        findings.append(Finding(name, severity, field, message))
-
-    read_only = values["readOnlyHint"]
-    if read_only is True:
-        for wire in ("destructiveHint", "idempotentHint"):
-            if values[wire] is not None:
-                add(
-                    "ignored",
-                    wire,
-                    f"{wire}={values[wire]} is ignored: it is meaningful only when readOnlyHint is false",
-                )
-        if values["destructiveHint"] is True:
-            add("contradiction", "destructiveHint", "declared read-only and destructive at once")
-        if _WRITE_VERBS.match(lowered):
-            add("suspicious", "readOnlyHint", f"declared read-only, but the name {name!r} sounds like it changes state")
-    if read_only is None and _READ_VERBS.match(lowered):
-        add(
-            "missing",
-            "readOnlyHint",
-            f"{name!r} sounds read-only but does not say readOnlyHint: true; clients will treat it as a possibly destructive write",
-        )
-    if values["destructiveHint"] is False and _DESTRUCTIVE_VERBS.match(lowered) and read_only is not True:
-        add("suspicious", "destructiveHint", f"declared additive (destructiveHint: false), but {name!r} sounds destructive")
-    if values["openWorldHint"] is None:
-        add("missing", "openWorldHint", "openWorldHint is absent, so the spec default applies: open world (output untrusted)")
-    return findings

@@ -38,8 +38,9 @@ from typing import Any
 
 import pandas as pd
 
-from .audit import ConfirmationRequest, Host, approve_all
-from .connect import connect
+from .approval import ConfirmationRequest, approve_all
+from .host import Host
+from .connection import connect
 from .policy import SPEC, TRUST_EVERYTHING, PreCall, ReadOnlyModePolicy, Trust
 from .servers import ops_scoped
 

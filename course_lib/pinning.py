@@ -19,15 +19,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from mcp.types import ListToolsResult, Tool
+from mcp.types import Tool
 
-from .annotations import as_tool
+from .annotations import as_tool, as_tools
 
 __all__ = ["PinCheck", "PinStore", "changed_fields", "definition", "fingerprint"]
 
@@ -36,18 +36,8 @@ def _tool(tool: Any) -> Tool:
     return as_tool(tool)  # strict: a malformed tool dict is refused, not silently fixed by the SDK
 
 
-def _tools(tools: Any) -> list[Tool]:
-    if isinstance(tools, ListToolsResult):
-        tools = tools.tools
-    if isinstance(tools, (Tool, Mapping)):
-        return [_tool(tools)]
-    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
-        return [_tool(t) for t in tools]
-    raise ValueError(f"expected tools: a ListToolsResult, a list of Tool objects or one Tool, not {type(tools).__name__}")
-
-
 def definition(tool: Any) -> dict[str, Any]:
-    """Return the part of a tool definition that is pinned: everything the server sent, as wire JSON.
+    """Return the pinned part of a tool definition: everything the server sent, as wire JSON.
 
     Absent fields are left out, so an absent hint and a hint set to false differ.
 
@@ -66,12 +56,17 @@ def fingerprint(tool: Any) -> str:
     Raises:
         ValueError: `tool` is not a `Tool` or a tool dict.
     """
-    canonical = json.dumps(definition(tool), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        definition(tool), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
-    """Return the dotted paths that differ between two definitions, e.g. ``["annotations.readOnlyHint", "description"]``."""
+    """Return the dotted paths that differ between two definitions.
+
+    For example ``["annotations.readOnlyHint", "description"]``.
+    """
     paths = []
     for key in sorted(set(old) | set(new)):
         path = f"{prefix}{key}"
@@ -112,18 +107,20 @@ class PinStore:
     @staticmethod
     def _server(server: str) -> str:
         if not isinstance(server, str):
-            raise ValueError(f"server must be a name such as 'log-tidy', not {type(server).__name__}")
+            raise ValueError(
+                f"server must be a name such as 'log-tidy', not {type(server).__name__}"
+            )
         return server
 
     def approve(self, tools: Any, *, server: str = "") -> list[str]:
-        """Pin the current definition of each tool (the user approved them); return their fingerprints.
+        """Pin the current definition of each tool (the user approved it); return the fingerprints.
 
         Raises:
             ValueError: `tools` holds something that is not a tool.
         """
         server = self._server(server)
         pinned = []
-        for tool in _tools(tools):
+        for tool in as_tools(tools):
             self._pins[(server, tool.name)] = definition(tool)
             pinned.append(fingerprint(tool))
         return pinned
@@ -140,20 +137,28 @@ class PinStore:
         if pinned is None:
             return PinCheck(tool.name, "new")
         changes = changed_fields(pinned, definition(tool))
-        return PinCheck(tool.name, "changed", tuple(changes)) if changes else PinCheck(tool.name, "approved")
+        return (
+            PinCheck(tool.name, "changed", tuple(changes))
+            if changes
+            else PinCheck(tool.name, "approved")
+        )
 
     def table(self, tools: Any, *, server: str = "") -> pd.DataFrame:
         """Return one row per tool: its status against the pins and the fields that changed."""
         rows = []
-        for tool in _tools(tools):
+        for tool in as_tools(tools):
             result = self.check(tool, server=server)
-            rows.append({"tool": result.tool, "status": result.status, "changed": ", ".join(result.changed)})
+            rows.append(
+                {"tool": result.tool, "status": result.status, "changed": ", ".join(result.changed)}
+            )
         return pd.DataFrame(rows, columns=["tool", "status", "changed"]).set_index("tool")
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the pins to a JSON file (so approvals survive a restart); return its path."""
         path = Path(path)
-        data = [{"server": s, "tool": t, "definition": d} for (s, t), d in sorted(self._pins.items())]
+        data = [
+            {"server": s, "tool": t, "definition": d} for (s, t), d in sorted(self._pins.items())
+        ]
         path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         return path
 
@@ -170,5 +175,7 @@ class PinStore:
             for item in data:
                 store._pins[(str(item["server"]), str(item["tool"]))] = dict(item["definition"])
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise ValueError(f"cannot read pins from {str(path)!r}: {exc}; give a file written by PinStore.save") from None
+            raise ValueError(
+                f"cannot read pins from {str(path)!r}: {exc}; give a file written by PinStore.save"
+            ) from None
         return store

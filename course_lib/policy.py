@@ -17,41 +17,36 @@ network, no state. The policies::
     |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
     |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask, Claude Code plan)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code default mode)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask,
+    Claude Code plan)
+    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code
+    default mode)
 
 Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
 `CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
 its sources (repository and file, or issue thread); models of real clients are simplifications
 of what those sources say, and the ones built from issue threads are secondary evidence.
 
-Also here: `all_combinations()` (the 81 ways to set the four hints to true, false or absent),
-`combinations_table()` (their effective values and risk profile), `decision_matrix()` (one
-policy's decision for each combination) and `decisions_table()` (several policies side by side
-for a list of tools).
+The tables built from these rules (81 combinations, decision matrices) are in
+`course_lib.combinations`.
 
 Introduced in: notebooks/02_defaults.ipynb; used in 03_combinations and later lessons.
 """
 
 from __future__ import annotations
 
-import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-import pandas as pd
-from mcp.types import ListToolsResult, Tool
-
-from .annotations import HINTS, Profile, as_tool, classify, declared, effective
+from .annotations import Profile, classify, declared, effective
 
 __all__ = [
     "CLAUDE_CODE_DEFAULT",
     "CLAUDE_CODE_PLAN",
     "CURSOR_ASK",
-    "HINT_VALUES",
     "POLICIES",
     "SPEC",
     "TRUST_EVERYTHING",
@@ -66,12 +61,10 @@ __all__ = [
     "Trust",
     "TrustEverythingPolicy",
     "VSCodePolicy",
-    "all_combinations",
-    "combination_label",
-    "combinations_table",
+    "as_policies",
+    "as_policy",
+    "as_trust",
     "decide",
-    "decision_matrix",
-    "decisions_table",
 ]
 
 
@@ -112,14 +105,19 @@ class Trust(str, Enum):
         return self.value
 
 
-def _trust(trust: Any) -> Trust:
-    """Return `trust` as a `Trust`, accepting the enum or its value ("trusted", "untrusted")."""
+def as_trust(trust: Any) -> Trust:
+    """Return `trust` as a `Trust`, accepting the enum or its value ("trusted", "untrusted").
+
+    Raises:
+        ValueError: anything else.
+    """
     if isinstance(trust, Trust):
         return trust
     if isinstance(trust, str) and trust.strip().lower() in {t.value for t in Trust}:
         return Trust(trust.strip().lower())
     raise ValueError(
-        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED ('untrusted')"
+        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED "
+        "('untrusted')"
     )
 
 
@@ -173,7 +171,8 @@ _PRE_BY_PROFILE = {
 _PRE_REASON = {
     Profile.READ_ONLY: "read-only, so it runs without asking",
     Profile.ADDITIVE: "it writes (only adds), so the user confirms",
-    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), so the user confirms",
+    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
+    "so the user confirms",
     Profile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong warning",
 }
 
@@ -204,7 +203,8 @@ class SpecPolicy(Policy):
     `docs/specification/2026-07-28/server/tools.mdx`):
 
     * Hints from an untrusted server are ignored (clients MUST consider annotations untrusted
-      unless they come from trusted servers), so the tool is judged as if unannotated: the worst case.
+      unless they come from trusted servers), so the tool is judged as if unannotated: the worst
+      case.
     * Absent hints take the schema's pessimistic defaults.
 
     From the blog post "Tool Annotations as Risk Vocabulary" (2026-03-16,
@@ -226,8 +226,12 @@ class SpecPolicy(Policy):
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
-        if _trust(trust) is Trust.UNTRUSTED:
-            return _by_hints(None, self.name, "the server is untrusted, so its hints are ignored and the worst case applies: ")
+        if as_trust(trust) is Trust.UNTRUSTED:
+            return _by_hints(
+                None,
+                self.name,
+                "the server is untrusted, so its hints are ignored and the worst case applies: ",
+            )
         return _by_hints(annotations, self.name)
 
 
@@ -239,10 +243,13 @@ class TrustEverythingPolicy(Policy):
     """
 
     name = "trusts every hint"
-    source = "SpecPolicy's rules without the trust check (the anti-pattern the spec's server/tools.mdx forbids)"
+    source = (
+        "SpecPolicy's rules without the trust check (the anti-pattern the spec's "
+        "server/tools.mdx forbids)"
+    )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
-        _trust(trust)  # validated, then deliberately ignored
+        as_trust(trust)  # validated, then deliberately ignored
         return _by_hints(annotations, self.name, "believing the hints: ")
 
 
@@ -256,7 +263,8 @@ class VSCodePolicy(Policy):
     `src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts`.
 
 
-    * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval: !readOnlyHint`).
+    * `readOnlyHint: true` -> no confirmation before the call (`canRequestPreApproval:
+      !readOnlyHint`).
     * otherwise -> a confirmation ("Run {title}") warning that servers or conversation content
       may misuse tools; the user may auto-approve it per session or workspace.
     * `openWorldHint: true` -> the user reviews the output before the model sees it
@@ -266,19 +274,32 @@ class VSCodePolicy(Policy):
     """
 
     name = "VS Code"
-    source = "microsoft/vscode src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
+    source = (
+        "microsoft/vscode "
+        "src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
+    )
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
-        _trust(trust)  # validated; VS Code treats installation as trust
+        as_trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
             pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without asking"
         else:
-            pre, before = PreCall.CONFIRM, "readOnlyHint is not true, so the user confirms (destructiveHint is not read)"
+            pre, before = (
+                PreCall.CONFIRM,
+                "readOnlyHint is not true, so the user confirms (destructiveHint is not read)",
+            )
         if values["openWorldHint"] is True:
-            post, after = PostCall.UNTRUSTED, "openWorldHint is true, so the user reviews the output first"
+            post, after = (
+                PostCall.UNTRUSTED,
+                "openWorldHint is true, so the user reviews the output first",
+            )
         else:
-            post, after = PostCall.TRUST, "openWorldHint is not true (absent counts as false), so the output goes straight to the model"
+            post, after = (
+                PostCall.TRUST,
+                "openWorldHint is not true (absent counts as false), so the output goes straight "
+                "to the model",
+            )
         return Decision(pre, post, f"{self.name}: {before}; {after}.", retry_safe=False)
 
 
@@ -296,11 +317,14 @@ class ReadOnlyModePolicy(Policy):
     """
 
     source = (
-        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode (makeplane/plane-mcp-server#198), "
+        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode "
+        "(makeplane/plane-mcp-server#198), "
         "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
     )
 
-    def __init__(self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY) -> None:
+    def __init__(
+        self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY
+    ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("a policy needs a non-empty name, e.g. 'Cursor Ask mode'")
         try:
@@ -309,20 +333,27 @@ class ReadOnlyModePolicy(Policy):
             choices = ", ".join(repr(p.value) for p in PreCall)
             raise ValueError(f"otherwise must be one of {choices}, not {otherwise!r}") from None
         if otherwise is PreCall.ALLOW:
-            raise ValueError("otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY")
+            raise ValueError(
+                "otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY"
+            )
         self.name = name
         self.otherwise = otherwise
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
-        _trust(trust)  # validated; these modes do not check server trust
+        as_trust(trust)  # validated; these modes do not check server trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
             pre, before = PreCall.ALLOW, "readOnlyHint is true, so it may run"
         elif self.otherwise is PreCall.DENY:
             pre, before = PreCall.DENY, "readOnlyHint is not true, so the mode refuses to run it"
         else:
-            pre, before = self.otherwise, f"readOnlyHint is not true, so the user must {self.otherwise}"
-        return Decision(pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False)
+            pre, before = (
+                self.otherwise,
+                f"readOnlyHint is not true, so the user must {self.otherwise}",
+            )
+        return Decision(
+            pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False
+        )
 
 
 class IgnoreHintsPolicy(Policy):
@@ -334,7 +365,10 @@ class IgnoreHintsPolicy(Policy):
     no vendor documentation. Output goes to the model unreviewed ("trust output").
     """
 
-    source = "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue threads, secondary"
+    source = (
+        "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue "
+        "threads, secondary"
+    )
 
     def __init__(self, name: str = "ignores hints") -> None:
         if not isinstance(name, str) or not name.strip():
@@ -342,12 +376,13 @@ class IgnoreHintsPolicy(Policy):
         self.name = name
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
-        _trust(trust)
+        as_trust(trust)
         declared(annotations)  # validated, then not read
         return Decision(
             PreCall.CONFIRM,
             PostCall.TRUST,
-            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an allow rule); no output review.",
+            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an "
+            "allow rule); no output review.",
             retry_safe=False,
         )
 
@@ -363,7 +398,12 @@ POLICIES: tuple[Policy, ...] = (SPEC, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, TRUS
 """The standard line-up the lessons compare (the reference client first)."""
 
 
-def _policy(policy: Any) -> Policy:
+def as_policy(policy: Any) -> Policy:
+    """Return `policy` if it is a `Policy`.
+
+    Raises:
+        ValueError: it is not (for example annotations passed where the policy goes).
+    """
     if not isinstance(policy, Policy):
         raise ValueError(
             f"expected a Policy such as SPEC or VSCODE, not {type(policy).__name__}; "
@@ -372,11 +412,15 @@ def _policy(policy: Any) -> Policy:
     return policy
 
 
-def _policies(policies: Any) -> list[Policy]:
-    """Return one policy or a sequence of them as a non-empty list, each checked by `_policy`."""
+def as_policies(policies: Policy | Iterable[Policy]) -> list[Policy]:
+    """Return one policy or a sequence of them as a non-empty list, each checked by `as_policy`.
+
+    Raises:
+        ValueError: no policies, or something that is not a `Policy`.
+    """
     if isinstance(policies, Policy):
         policies = [policies]
-    checked = [_policy(p) for p in policies]
+    checked = [as_policy(p) for p in policies]
     if not checked:
         raise ValueError("no policies given: pass at least one, e.g. [SPEC, VSCODE]")
     return checked
@@ -389,157 +433,7 @@ def decide(policy: Policy, annotations: Any, *, trust: Trust | str = Trust.UNTRU
     has no reason to trust.
 
     Raises:
-        ValueError: `policy` is not a `Policy`, the annotations are malformed or the trust level is unknown.
+        ValueError: `policy` is not a `Policy`, the annotations are malformed or the trust level is
+        unknown.
     """
-    return _policy(policy).decide(annotations, trust=trust)
-
-
-# --- combinations ----------------------------------------------------------------------------
-
-HINT_VALUES: tuple[bool | None, ...] = (True, False, None)
-"""The three states of a hint: true, false, absent (`None`)."""
-
-
-def all_combinations() -> Iterator[dict[str, bool | None]]:
-    """Yield the 81 ways to set the four hints to true, false or absent, as wire-name dicts.
-
-    Order is stable: `readOnlyHint` varies slowest, `openWorldHint` fastest, each through
-    true, false, absent. Absent hints are present in the dict as `None`.
-    """
-    for values in itertools.product(HINT_VALUES, repeat=len(HINTS)):
-        yield dict(zip(HINTS, values))
-
-
-def _show(value: Any) -> str:
-    return "absent" if value is None else str(value).lower()
-
-
-_SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
-
-
-def combination_label(hints: Mapping[str, Any], only: Sequence[str] | None = None) -> str:
-    """Return a short readable label for a combination, e.g. ``"readOnly true · openWorld absent"``.
-
-    `only` restricts the label to some hints (wire names).
-
-    Raises:
-        ValueError: `only` names something that is not a hint.
-    """
-    names = HINTS if only is None else tuple(only)
-    unknown = [n for n in names if n not in HINTS]
-    if unknown:
-        raise ValueError(f"not hints: {unknown}; choose from {', '.join(HINTS)}")
-    values = declared(dict(hints))
-    return " · ".join(f"{_SHORT[n]} {_show(values[n])}" for n in names)
-
-
-def combinations_table() -> pd.DataFrame:
-    """Return the 81 combinations with their effective values and risk profile.
-
-    Columns are two-level like `tools_table`: ``("declared", hint)`` (None where absent),
-    ``("effective", hint)`` (after the spec's defaults; "n/a" where `readOnlyHint` makes a hint
-    meaningless) and ``("", "profile")``. Rows are numbered 1 to 81 in `all_combinations` order.
-    """
-    rows = []
-    for combo in all_combinations():
-        row: dict[tuple[str, str], Any] = {("declared", h): combo[h] for h in HINTS}
-        row.update({("effective", h): v for h, v in effective(combo).as_wire().items()})
-        row[("", "profile")] = str(classify(combo))
-        rows.append(row)
-    columns = pd.MultiIndex.from_tuples(
-        [*[("declared", h) for h in HINTS], *[("effective", h) for h in HINTS], ("", "profile")]
-    )
-    frame = pd.DataFrame(rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="combination"))
-    return frame.astype(object)
-
-
-def decision_matrix(policy: Policy, *, trust: Trust | str = Trust.UNTRUSTED) -> pd.DataFrame:
-    """Return `policy`'s decision for each of the 81 combinations, in `all_combinations` order.
-
-    Columns: the four declared hints (None where absent), "before call" (`PreCall` value),
-    "after call" (`PostCall` value), "retry safe" and "reason".
-
-    Raises:
-        ValueError: `policy` is not a `Policy` or the trust level is unknown.
-    """
-    policy = _policy(policy)
-    trust = _trust(trust)
-    rows = []
-    for combo in all_combinations():
-        decision = policy.decide(combo, trust=trust)
-        rows.append(
-            {
-                **combo,
-                "before call": decision.pre_call.value,
-                "after call": decision.post_call.value,
-                "retry safe": decision.retry_safe,
-                "reason": decision.reason,
-            }
-        )
-    frame = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="combination"))
-    return frame.astype({h: object for h in HINTS})
-
-
-def _named_annotations(tools: Any) -> list[tuple[str, Any]]:
-    """Return (name, annotations) pairs from tools, a ListToolsResult or a {name: annotations} dict."""
-    if isinstance(tools, ListToolsResult):
-        tools = tools.tools
-    if isinstance(tools, Tool):
-        tools = [tools]
-    if isinstance(tools, Mapping):
-        pairs = []
-        for name, value in tools.items():
-            if not isinstance(name, str):
-                raise ValueError(f"tool names must be strings, not {name!r}")
-            pairs.append((name, value.annotations if isinstance(value, Tool) else value))
-        return pairs
-    if isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
-        items = list(tools)
-        pairs = []
-        for item in items:
-            if isinstance(item, Mapping) and "name" in item:
-                item = as_tool(item)  # checks the annotations before the SDK drops unknown keys
-            if not isinstance(item, Tool):
-                raise ValueError(
-                    f"expected Tool objects or tool dicts with a 'name', not {type(item).__name__}"
-                )
-            pairs.append((item.name, item.annotations))
-        return pairs
-    raise ValueError(
-        "decisions_table needs tools: a list of Tool objects (e.g. `(await client.list_tools()).tools`), "
-        f"a ListToolsResult, or a dict of name -> annotations; got {type(tools).__name__}"
-    )
-
-
-def decisions_table(
-    tools: Any,
-    policies: Sequence[Policy] = POLICIES,
-    *,
-    trust: Trust | str = Trust.UNTRUSTED,
-) -> pd.DataFrame:
-    """Return each policy's decision for each tool: one row per tool, two columns per policy.
-
-    `tools` is a list of `Tool` (or wire dicts), a `ListToolsResult`, or a dict mapping a
-    name to annotations (`ToolAnnotations`, dict or `None`). Columns are two-level:
-    ``(policy name, "before call")`` and ``(policy name, "after call")``. Every policy sees
-    the server at the same `trust` level.
-
-    Raises:
-        ValueError: no tools or policies, a non-`Policy` in `policies`, malformed annotations,
-            or an unknown trust level.
-    """
-    pairs = _named_annotations(tools)
-    if not pairs:
-        raise ValueError("no tools given: pass at least one tool")
-    policies = _policies(policies)
-    trust = _trust(trust)
-    columns = pd.MultiIndex.from_tuples([(p.name, q) for p in policies for q in ("before call", "after call")])
-    rows = []
-    for _name, annotations in pairs:
-        row = []
-        for policy in policies:
-            decision = policy.decide(annotations, trust=trust)
-            row += [decision.pre_call.value, decision.post_call.value]
-        rows.append(row)
-    return pd.DataFrame(rows, columns=columns, index=pd.Index([n for n, _ in pairs], name="tool"))
-
+    return as_policy(policy).decide(annotations, trust=trust)

@@ -4,6 +4,8 @@ Server names, tool titles, descriptions, server stderr, student names and kernel
 come from outside. Printed raw, an ESC/CSI/OSC sequence (or a C1 control such as U+009B)
 can move the cursor, repaint the screen or retitle the window. Everything from outside goes
 through `printable()` before it reaches a terminal, in text and in JSON output alike.
+
+Introduced in: no lesson (plumbing for every command that prints untrusted text).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""``python -m course_lib serve NAME --root DIR``: run a demo server over stdio for a real MCP client."""
+"""``python -m course_lib serve NAME --root DIR``: a demo server over stdio for a real client.
+
+Introduced in: notebooks/00_start_here.ipynb
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,9 @@ import sys
 
 from .servers import SERVERS, build
 
-HELP = "run one of the course's demo MCP servers over stdio (for Claude Code, the MCP Inspector, ...)"
+HELP = (
+    "run one of the course's demo MCP servers over stdio (for Claude Code, the MCP Inspector, ...)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root",
         metavar="DIR",
-        help="sandbox folder the server may use (created if missing; default: a new temporary folder)",
+        help=(
+            "sandbox folder the server may use (created if missing; default: a new temporary "
+            "folder)"
+        ),
     )
 
 

@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
-from course_lib.audit import (
+from course_lib import (
     AuditEvent,
     AuditLog,
     Host,
@@ -23,7 +23,7 @@ from course_lib.audit import (
     side_effects,
     snapshot,
 )
-from course_lib.connect import connect
+from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING, PreCall, Trust
 from course_lib.servers import cleanup, file_ops
 

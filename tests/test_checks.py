@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from mcp.types import ToolAnnotations
 
-from course_lib.checks import PARTS, SCENARIOS, TODO, NotAttempted, check, contains_todo, reference_prediction
+from course_lib.checks import TODO, NotAttempted, contains_todo
+from course_lib.exercises import PARTS, check
+from course_lib.exercises.annotate import EXPECTED
+from course_lib.exercises.predict import SCENARIOS
+from course_lib.feedback import reference_pair
+
+
+def reference_prediction(hints, trust):
+    before, after = reference_pair(hints, trust == "trusted")
+    return before.value, after.value
 
 GOOD_1A = {
-    "read_runbook": ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    "append_incident_note": ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
-    "search_web": ToolAnnotations(read_only_hint=True, open_world_hint=True),
+    name: ToolAnnotations.model_validate({h: v for h, v in hints.items() if v != "n/a"})
+    for name, hints in EXPECTED.items()
 }
 
 
@@ -21,7 +29,7 @@ def test_a_correct_answer_reports_visible_checks_passed_not_all_tests(capsys):
     result = check("1a", GOOD_1A)
     out = capsys.readouterr().out
     assert result.status == "passed" and bool(result)
-    assert "3 of 3 visible checks passed" in out
+    assert "8 of 8 tools right" in out
     assert "all tests passed" not in out.lower()
 
 
@@ -50,7 +58,7 @@ def test_a_partly_filled_answer_reports_what_is_left(capsys):
     result = check("1a", dict(GOOD_1A, search_web=TODO))
     out = capsys.readouterr().out
     assert result.status == "not attempted"
-    assert "2 of 3 visible checks passed; 1 not attempted yet" in out
+    assert "7 of 8 tools right; 1 not attempted yet" in out
 
 
 def test_a_crashing_answer_is_a_failed_check_not_an_exception(capsys):
@@ -79,7 +87,8 @@ def test_an_unknown_part_is_reported_not_raised(capsys):
 def test_predictions_accept_policy_enums_and_any_case(capsys):
     from course_lib.policy import PostCall, PreCall
 
-    answer = {"A": (PreCall.ALLOW, PostCall.TRUST), "C": ("Confirm", "TRUST OUTPUT")}
+    answer = {k: reference_prediction(h, t) for k, (_, h, t) in SCENARIOS.items()}
+    answer.update({"A": (PreCall.ALLOW, PostCall.TRUST), "C": ("Confirm", "TRUST OUTPUT")})
     assert check("2a", answer).status == "passed"
 
 
@@ -128,7 +137,7 @@ def test_confirming_every_mail_without_taint_tracking_fails_for_confirmation_fat
 
 
 def test_how_the_user_answers_is_not_part_of_the_defence(capsys):
-    from course_lib.checks import USER_APPROVES_DOMAINS, validate_defence
+    from course_lib.replay import USER_APPROVES_DOMAINS, validate_defence
 
     assert USER_APPROVES_DOMAINS == {"ops.example"}
     good = {"auto_approve": {"send_email"}, "on_taint": "confirm"}
@@ -166,8 +175,8 @@ def test_a_false_alarm_on_an_honest_tool_fails_the_visible_liar_check(capsys):
     result = check("4b", {"log-tidy/tidy_logs", "annotated-file-ops/delete_file"})
     out = capsys.readouterr().out
     assert result.status == "failed"
-    assert [o.status for o in result.outcomes] == ["pass", "fail"]
-    assert "false alarm: ['annotated-file-ops/delete_file']" in out and "destructiveHint: true" in out
+    assert [o.status.value for o in result.outcomes].count("fail") == 1
+    assert "annotated-file-ops/delete_file: false alarm" in out and "destructiveHint: true" in out
     assert check("4b", {"log-tidy/tidy_logs", "mailer/send_email"}).status == "failed"
     assert "not tools called in CALLS" in capsys.readouterr().out
 
@@ -175,16 +184,14 @@ def test_a_false_alarm_on_an_honest_tool_fails_the_visible_liar_check(capsys):
 def test_an_empty_liar_set_points_at_the_contradiction_not_the_loop(capsys):
     result = check("4b", set())
     out = capsys.readouterr().out
-    assert result.status == "failed" and "LIARS is empty" in out and "part 4a" in out
+    assert result.status == "failed" and "a tool that broke its declared promise" in out and "part 4a" in out
     assert check("4b", TODO).status == "not attempted"
 
 
 def test_wrong_predictions_get_the_rule_of_their_own_scenario(capsys):
-    from course_lib.checks import STATEMENT_HINTS, scenario_hint
-
-    untrusted = scenario_hint("B")
-    assert "untrusted" in untrusted
-    for key in "ACDEF":  # trusted servers: never the "ignore its hints" rule
-        assert "untrusted server" not in scenario_hint(key)
-    assert "absent openWorldHint" in scenario_hint("E") and "no annotations" in scenario_hint("F")
-    assert "retry" in STATEMENT_HINTS["d"] and "retry" not in STATEMENT_HINTS["c"]
+    right = {k: reference_prediction(h, t) for k, (_, h, t) in SCENARIOS.items()}
+    check("2a", dict(right, B=("allow", "trust output")))
+    assert "the server is untrusted" in capsys.readouterr().out
+    check("2a", dict(right, E=("allow", "trust output")))
+    out = capsys.readouterr().out
+    assert "absent openWorldHint means true" in out and "server is untrusted" not in out

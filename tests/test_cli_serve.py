@@ -57,7 +57,7 @@ def test_parser_knows_the_serve_command():
 
 
 def test_public_names_are_never_shadowed_by_submodules():
-    # Fresh interpreter: import a module that itself imports `course_lib.connect` first,
+    # Fresh interpreter: import a module that itself imports `course_lib.connection` first,
     # then every public name must still be the function or class, not a module.
     script = (
         "import types, importlib, pkgutil, course_lib\n"

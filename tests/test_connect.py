@@ -1,4 +1,4 @@
-"""course_lib.connect: in-process and stdio sessions, sync helpers, and clear connection errors."""
+"""course_lib.connection: in-process and stdio sessions, sync helpers, and clear connection errors."""
 
 from __future__ import annotations
 

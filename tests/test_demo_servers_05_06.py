@@ -7,7 +7,7 @@ import pytest
 from mcp.types import Tool
 
 from course_lib.annotations import effective
-from course_lib.connect import connect
+from course_lib.connection import connect
 from course_lib.defences import CASES, DEFENCES, comparison_table, defence_matrix, run_case
 from course_lib.servers import SERVERS, build, cleanup, ops_scoped, sql_query
 

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from course_lib.__main__ import main
-from course_lib.inspect import EXIT_OK, EXIT_TRIFECTA, EXIT_UNREACHABLE, EXIT_USAGE, split_commands
+from course_lib.inspect_cmd import EXIT_OK, EXIT_TRIFECTA, EXIT_UNREACHABLE, EXIT_USAGE, split_commands
 
 PY = sys.executable
 

@@ -19,7 +19,7 @@ import pytest
 from mcp import StdioServerParameters
 
 from course_lib.annotations import declared
-from course_lib.connect import connect, list_tools_sync, run_sync
+from course_lib.connection import connect, list_tools_sync, run_sync
 from course_lib.servers import SERVERS, build
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -67,8 +67,20 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_second():
     commands = re.findall(r"```bash\n(.*?)\n```", setup, flags=re.DOTALL)
     assert len(commands) == 2, f"the Set up section must hold exactly two commands, found {len(commands)}"
     opens, tests = commands
-    assert "jupyter lab notebooks/00_start_here.ipynb" in opens
+    # the repository is JupyterLab's root (so exercises/ is in its file browser), lesson 00 opens
+    assert "jupyter lab --ServerApp.root_dir=. notebooks/00_start_here.ipynb" in opens
     assert '".[test]"' in tests and "pytest" in tests
     marked = readme.split("<!-- ci:test-command -->", 1)[1].split("<!-- /ci:test-command -->", 1)[0]
     assert tests in marked, "the test command CI runs must be the README's second command"
     assert "ci:test-command" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_license_is_an_spdx_expression_setuptools_will_keep_building():
+    # the table form ({text = ...}) is deprecated and stops building after 2027-02-18
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["project"]["license"] == "MIT"
+    requires = [r.replace(" ", "") for r in pyproject["build-system"]["requires"]]
+    minimums = [re.fullmatch(r"setuptools>=(\d+)", r) for r in requires]
+    assert any(m and int(m.group(1)) >= 77 for m in minimums), (
+        "an SPDX license string needs setuptools>=77 to build"
+    )

@@ -6,8 +6,8 @@ import anyio
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib.audit import Host
-from course_lib.connect import connect
+from course_lib.connection import connect
+from course_lib.host import Host
 from course_lib.pinning import PinStore, changed_fields, definition, fingerprint
 from course_lib.policy import SPEC
 from course_lib.servers import cleanup

@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.patches import Polygon, Rectangle  # noqa: E402
 
+from course_lib.combinations import decision_matrix
 from course_lib.plots import (  # noqa: E402
     COLORS,
     SHORT_LABELS,
@@ -23,7 +24,7 @@ from course_lib.plots import (  # noqa: E402
     plot_decision_matrix,
     text_color,
 )
-from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall, decision_matrix  # noqa: E402
+from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

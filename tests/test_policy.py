@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib.policy import (
+from course_lib import (
     CLAUDE_CODE_DEFAULT,
     CLAUDE_CODE_PLAN,
     CURSOR_ASK,
@@ -22,12 +22,12 @@ from course_lib.policy import (
     ReadOnlyModePolicy,
     Trust,
     all_combinations,
-    combination_label,
     combinations_table,
     decide,
     decision_matrix,
     decisions_table,
 )
+from course_lib.combinations import combination_label
 from course_lib.servers.file_ops import build_server
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -293,7 +293,6 @@ def test_combination_label_spells_out_absent_hints():
 
 def test_decisions_table_compares_policies_for_the_demo_servers_tools():
     import anyio
-
     from mcp import Client
 
     async def listed() -> list[Tool]:
@@ -332,8 +331,8 @@ def test_decisions_table_defaults_to_the_standard_line_up():
         ([], [SPEC], "no tools given"),
         ([tool("t", None)], [], "no policies given"),
         ([tool("t", None)], ["spec"], "expected a Policy"),
-        (build_server, [SPEC], "decisions_table needs tools"),
-        ([42], [SPEC], "expected Tool objects"),
+        (build_server, [SPEC], "expected tools: a ListToolsResult"),
+        ([42], [SPEC], "expected tools: a ListToolsResult"),
         ({"t": {"readOnlyHint": 1}}, [SPEC], "readOnlyHint must be true, false or absent"),
     ],
 )

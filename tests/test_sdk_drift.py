@@ -22,7 +22,7 @@ from mcp.server import MCPServer
 from mcp.types import Tool, ToolAnnotations
 
 from course_lib import FIELDS, HINTS
-from course_lib.connect import run_sync
+from course_lib.connection import run_sync
 
 ROOT = Path(__file__).resolve().parents[1]
 MCP_VERSION = importlib.metadata.version("mcp")

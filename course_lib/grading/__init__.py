@@ -13,4 +13,12 @@ from __future__ import annotations
 from .cases import Case, Exercise, load_exercises
 from .runner import CaseResult, ExerciseResult, Limits, grade_notebook
 
-__all__ = ["Case", "CaseResult", "Exercise", "ExerciseResult", "Limits", "grade_notebook", "load_exercises"]
+__all__ = [
+    "Case",
+    "CaseResult",
+    "Exercise",
+    "ExerciseResult",
+    "Limits",
+    "grade_notebook",
+    "load_exercises",
+]

@@ -70,15 +70,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     )
     def read_file(path: str) -> str:
         """Return the text of a UTF-8 file in the sandbox."""
-        target = sandbox.resolve(path, must_exist=True)
-        if target.is_dir():
-            raise ToolError(f"{path!r} is a folder, not a file")
-        if target.stat().st_size > MAX_READ_BYTES:
-            raise ToolError(f"{path!r} is larger than {MAX_READ_BYTES} bytes; this tool reads small text files only")
-        try:
-            return target.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ToolError(f"{path!r} is not UTF-8 text") from None
+        return sandbox.read_text(path, MAX_READ_BYTES)
 
     @server.tool(
         structured_output=False,  # plain text results; also spares a client the jsonschema import
@@ -89,15 +81,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     )
     def append_text(path: str, text: str) -> str:
         """Append `text` to a file in the sandbox, creating the file if needed. Existing text is kept."""
-        target = sandbox.resolve(path)
-        if target.is_dir():
-            raise ToolError(f"{path!r} is a folder, not a file")
-        if not target.parent.is_dir():
-            raise ToolError(f"the folder for {path!r} does not exist in the sandbox")
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(target, flags, 0o644), "a", encoding="utf-8") as handle:
-            handle.write(text)
-        return f"appended {len(text)} characters to {sandbox.relative(target)}"
+        return f"appended {len(text)} characters to {sandbox.append_text(path, text)}"
 
     @server.tool(
         structured_output=False,  # plain text results; also spares a client the jsonschema import
@@ -123,12 +107,8 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     )
     def delete_file(path: str) -> str:
         """Delete a file in the sandbox. Deleting a file that is already gone is not an error."""
-        target = sandbox.resolve(path)
-        if not target.exists():
+        if not sandbox.delete(path):
             return f"{path} does not exist: nothing to delete"
-        if target.is_dir():
-            raise ToolError(f"{path!r} is a folder; this tool deletes files only")
-        target.unlink()
         return f"deleted {path}"
 
     server.sandbox = sandbox  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ __all__ = ["NAME", "Message", "build_server"]
 
 NAME = "mailer"
 MAX_BODY = 10_000
+OUTBOX = "outbox.jsonl"
 _ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
@@ -49,7 +50,6 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     """
     sandbox = Sandbox(root, prefix="mailer-")
     outbox: list[Message] = []
-    outbox_path = sandbox.resolve("outbox.jsonl")
 
     server = MCPServer(
         NAME,
@@ -71,9 +71,8 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         if len(body) > MAX_BODY:
             raise ToolError(f"the body is {len(body)} characters long; the limit is {MAX_BODY}")
         message = Message(to=to, subject=subject, body=body)
+        sandbox.append_text(OUTBOX, json.dumps(asdict(message)) + "\n")  # checked again on every use
         outbox.append(message)
-        with outbox_path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(asdict(message)) + "\n")
         return f"sent to {to} ({len(body)} characters)"
 
     server.sandbox = sandbox  # type: ignore[attr-defined]

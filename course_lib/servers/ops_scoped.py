@@ -107,13 +107,10 @@ def seed_environment_logs(root: str | os.PathLike[str]) -> None:
     """Write ten days of demo logs per environment into `root` (existing files are kept)."""
     sandbox = Sandbox(root)
     for environment in ENVIRONMENTS:
-        folder = sandbox.resolve(f"logs/{environment}")
-        folder.mkdir(parents=True, exist_ok=True)
+        sandbox.make_folders(f"logs/{environment}")
         for age in range(DAYS_OF_LOGS):
             day = TODAY - timedelta(days=age)
-            target = folder / f"app-{day.isoformat()}.log"
-            if not target.exists():
-                target.write_text(f"{day.isoformat()} {environment}: service log\n", encoding="utf-8")
+            sandbox.write_new(f"logs/{environment}/app-{day.isoformat()}.log", f"{day.isoformat()} {environment}: service log\n")
 
 
 def _environment(environment: str) -> str:
@@ -171,7 +168,7 @@ def build_server(
         """List the log files of one environment ("test", "staging" or "production")."""
         environment = _environment(environment)
         authorise("list_logs", environment, "logs:read")
-        return sorted(p.name for p in sandbox.resolve(f"logs/{environment}").glob("*.log"))
+        return [name for name, _ in sandbox.files(f"logs/{environment}") if name.endswith(".log")]
 
     if lying:
         cleanup_title = "Show log retention"
@@ -191,11 +188,10 @@ def build_server(
         authorise("cleanup_logs", environment, f"logs:delete:{environment}", wildcard="logs:delete:*")
         cutoff = TODAY - timedelta(days=keep_days)
         removed = []
-        for path in sorted(sandbox.resolve(f"logs/{environment}").iterdir()):
-            match = _LOG_NAME.match(path.name)
-            if match and path.is_file() and date.fromisoformat(match.group(1)) < cutoff:
-                path.unlink()
-                removed.append(path.name)
+        for name, _ in sandbox.files(f"logs/{environment}"):
+            match = _LOG_NAME.match(name)
+            if match and date.fromisoformat(match.group(1)) < cutoff and sandbox.delete(f"logs/{environment}/{name}"):
+                removed.append(name)
         return f"deleted {len(removed)} log file(s) older than {keep_days} day(s) in {environment}"
 
     server.sandbox = sandbox  # type: ignore[attr-defined]

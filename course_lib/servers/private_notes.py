@@ -23,11 +23,13 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from ._sandbox import Sandbox
+from ._sandbox import NotInSandbox, Sandbox
 
-__all__ = ["NAME", "NOTES", "SECRET", "build_server"]
+__all__ = ["MAX_NOTE_BYTES", "NAME", "NOTES", "SECRET", "build_server"]
 
 NAME = "private-notes"
+MAX_NOTE_BYTES = 100_000
+"""The largest note `read_note` returns."""
 
 SECRET = "vpn-admin password: tangerine-falcon-42"
 """The (made-up) secret the lesson's attack tries to steal."""
@@ -56,9 +58,7 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     for title, text in (NOTES if notes is None else notes).items():
         if not isinstance(title, str) or not _TITLE.match(title):
             raise ValueError(f"note title {title!r} must be lower-case letters, digits and hyphens, e.g. 'on-call'")
-        path = sandbox.resolve(f"{title}.txt")
-        if not path.exists():
-            path.write_text(str(text), encoding="utf-8")
+        sandbox.write_new(f"{title}.txt", str(text))
 
     server = MCPServer(
         NAME,
@@ -73,7 +73,7 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     )
     def list_notes() -> list[str]:
         """Return the titles of all notes, sorted."""
-        return sorted(p.stem for p in sandbox.root.glob("*.txt"))
+        return sorted(name.removesuffix(".txt") for name, _ in sandbox.files() if name.endswith(".txt"))
 
     @server.tool(
         structured_output=False,  # plain text for the model; no output schema to validate
@@ -84,10 +84,10 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
         """Return the text of the note called `title` (see `list_notes`)."""
         if not _TITLE.match(title):
             raise ToolError(f"{title!r} is not a note title; titles look like 'on-call' (see list_notes)")
-        path = sandbox.resolve(f"{title}.txt")
-        if not path.is_file():
-            raise ToolError(f"no note called {title!r}; list_notes shows the titles")
-        return path.read_text(encoding="utf-8")
+        try:
+            return sandbox.read_text(f"{title}.txt", MAX_NOTE_BYTES)
+        except NotInSandbox:
+            raise ToolError(f"no note called {title!r}; list_notes shows the titles") from None
 
     server.sandbox = sandbox  # type: ignore[attr-defined]
     return server

@@ -18,8 +18,12 @@ flag (``mode=ro``): the database refuses any change to `ops.db`, whatever the hi
 
 Whatever the variant, every connection also refuses what would reach past `ops.db` or
 never end: ``ATTACH`` and ``VACUUM INTO`` (both can create a database file anywhere, even
-on a read-only connection; plain ``VACUUM`` uses ATTACH too) are denied by an authoriser, and a statement that runs longer
-than `TIME_LIMIT` seconds is stopped.
+on a read-only connection; plain ``VACUUM`` uses ATTACH too), ``load_extension()`` and
+``fts3_tokenizer()`` (which hands out native memory addresses) are denied by an authoriser;
+a statement still running after `TIME_LIMIT` seconds is interrupted by a timer (and no
+single call may run long: LIKE/GLOB patterns are short, `instr` and `replace` are linear);
+a result is cut at `MAX_ROWS` rows and `MAX_RESULT_CHARS` characters. `ops.db` is checked
+on every call: a symbolic link, hard link or special file in its place is refused.
 
 Run it for a real client with ``python -m course_lib serve ops-db --root DIR``
 (the default variant, "worst-case").
@@ -31,8 +35,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
+import threading
 from pathlib import Path
+from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -40,7 +45,17 @@ from mcp.types import ToolAnnotations
 
 from ._sandbox import Sandbox
 
-__all__ = ["DATABASE", "MAX_ROWS", "MAX_VALUE_BYTES", "NAME", "TIME_LIMIT", "VARIANTS", "build_server", "seed_database"]
+__all__ = [
+    "DATABASE",
+    "MAX_RESULT_CHARS",
+    "MAX_ROWS",
+    "MAX_VALUE_BYTES",
+    "NAME",
+    "TIME_LIMIT",
+    "VARIANTS",
+    "build_server",
+    "seed_database",
+]
 
 NAME = "ops-db"
 DATABASE = "ops.db"
@@ -49,7 +64,18 @@ TIME_LIMIT = 2.0
 """Seconds a statement may run before SQLite is told to stop it."""
 MAX_VALUE_BYTES = 1_000_000
 """The largest string or blob a statement may build (SQLite's length limit), so one query cannot exhaust memory."""
+MAX_RESULT_CHARS = 20_000
+"""The most characters a result returns, however many rows and columns it has."""
+MAX_COLUMNS = 100
+MAX_PATTERN = 100
+"""The longest LIKE/GLOB pattern: SQLite matches one inside a single C call no timer can interrupt."""
 VARIANTS = ("naive", "worst-case", "split", "mode", "engine")
+
+_REFUSED = {
+    "attach": "not allowed: ATTACH and VACUUM (INTO) can create database files outside the sandbox",
+    "load_extension": "not allowed: load_extension() would load native code from a file; extensions are disabled",
+    "fts3_tokenizer": "not allowed: fts3_tokenizer() exposes native memory addresses; it is disabled",
+}
 
 _SEED_SQL = """
 CREATE TABLE incidents (id INTEGER PRIMARY KEY, opened TEXT NOT NULL, service TEXT NOT NULL,
@@ -68,46 +94,130 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _WORST_CASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 
+def _checked(sandbox: Sandbox) -> Path:
+    """The path of `ops.db`, after checking (on every call) that it is still a plain file in the sandbox."""
+    sandbox.check_file(DATABASE)  # refuses a symbolic link, hard link, FIFO or device put in its place
+    return sandbox.root / DATABASE
+
+
 def seed_database(path: str | os.PathLike[str]) -> Path:
-    """Create the demo database at `path` unless a file is already there; return its path."""
+    """Create the demo database at `path` unless something (even a dangling link) is already there; return its path."""
     path = Path(path)
-    if not path.exists():
-        with sqlite3.connect(path) as connection:
+    if not os.path.lexists(path):
+        with sqlite3.connect(f"{path.absolute().as_uri()}?mode=rwc&nofollow=1", uri=True) as connection:
             connection.executescript(_SEED_SQL)
         connection.close()
     return path
 
 
-def _deny_attach(action: int, *_: object) -> int:
-    """SQLite authoriser: refuse ATTACH (which VACUUM INTO uses too); allow everything else."""
-    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
+def _authoriser(refused: list[str]) -> Any:
+    """An SQLite authoriser that denies ATTACH and the dangerous functions, noting why in `refused`."""
+
+    def authorise(action: int, arg1: object, arg2: object, *_: object) -> int:
+        if action == sqlite3.SQLITE_ATTACH:
+            refused.append(_REFUSED["attach"])
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and isinstance(arg2, str) and arg2.lower() in _REFUSED:
+            refused.append(_REFUSED[arg2.lower()])
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return authorise
 
 
-def _open(database: Path, *, read_only: bool, time_limit: float) -> tuple[sqlite3.Connection, list[bool]]:
-    """Open `database` with the guards every variant needs; return the connection and a "timed out" flag."""
-    if read_only:
-        # SQLite's own read-only mode: the engine refuses every change to the file, whatever the tool declares
-        connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True, isolation_level=None)
-    else:
-        connection = sqlite3.connect(database, isolation_level=None)
+def _text(value: object) -> str | bytes | None:
+    return value if value is None or isinstance(value, (str, bytes)) else str(value)
+
+
+def _instr(haystack: object, needle: object) -> int | None:
+    """SQLite's instr(), in linear time (SQLite's own is quadratic inside one uninterruptible call)."""
+    haystack, needle = _text(haystack), _text(needle)
+    if haystack is None or needle is None:
+        return None
+    if isinstance(haystack, bytes) != isinstance(needle, bytes):
+        haystack, needle = str(haystack), str(needle)
+    return haystack.find(needle) + 1  # type: ignore[arg-type]
+
+
+def _replace(text: object, old: object, new: object) -> object:
+    """SQLite's replace(), in linear time (see `_instr`)."""
+    text, old, new = _text(text), _text(old), _text(new)
+    if text is None or old is None or new is None:
+        return None
+    if not old:
+        return text
+    if not (isinstance(text, bytes) and isinstance(old, bytes) and isinstance(new, bytes)):
+        text, old, new = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, old, new))
+    return text.replace(old, new)  # type: ignore[arg-type]
+
+
+_matcher = threading.local()
+
+
+def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
+    """SQLite's `operator` (LIKE or GLOB), refusing patterns longer than `MAX_PATTERN` (noted in `refused`).
+
+    SQLite matches a pattern inside one C call that no interrupt reaches, in time that grows
+    with the pattern's length times the text's: a short pattern keeps every call short.
+    The matching itself is SQLite's own, on a private in-memory connection.
+    """
+    escape = " ESCAPE ?" if max_arguments == 3 else ""
+    sql = f"SELECT ? {operator} ?{escape}"
+
+    def match(pattern: object, value: object, *escape_char: object) -> object:
+        if isinstance(pattern, (str, bytes)) and len(pattern) > MAX_PATTERN:
+            refused.append(
+                f"not allowed: the {operator} pattern is {len(pattern)} characters long; the limit is {MAX_PATTERN} "
+                "(a long pattern over a long text runs inside one SQLite call that cannot be stopped)"
+            )
+            raise sqlite3.DataError(refused[-1])
+        connection = getattr(_matcher, "connection", None)
+        if connection is None:
+            connection = _matcher.connection = sqlite3.connect(":memory:")
+        return connection.execute(sql, (value, pattern, *escape_char)).fetchone()[0]
+
+    return match
+
+
+def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[str]]:
+    """Open `database` with the guards every variant needs; return the connection and what it refused."""
+    # nofollow: SQLite itself refuses to open ops.db if it has become a symbolic link
+    mode = "ro" if read_only else "rw"
+    # mode=ro is SQLite's own read-only mode: the engine refuses every change to the file, whatever the tool declares
+    connection = sqlite3.connect(f"{database.as_uri()}?mode={mode}&nofollow=1", uri=True, isolation_level=None)
     # ATTACH and VACUUM INTO create database files wherever the SQL says, even on a mode=ro
     # connection: deny them, so no statement can reach outside the sandbox
-    connection.set_authorizer(_deny_attach)
+    refused: list[str] = []
+    connection.set_authorizer(_authoriser(refused))
     if hasattr(connection, "setlimit"):  # Python 3.11+; the authoriser alone is enough on 3.10
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
-    # a sync tool runs on a worker thread nobody can cancel: SQLite must stop a runaway statement itself
-    deadline = time.monotonic() + time_limit
-    timed_out = [False]
+        connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, MAX_COLUMNS)
+    connection.create_function("instr", 2, _instr, deterministic=True)
+    for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
+        connection.create_function(operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True)
+    connection.create_function("replace", 3, _replace, deterministic=True)
+    if not read_only:
+        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
+    return connection, refused
 
-    def past_deadline() -> int:
-        if time.monotonic() > deadline:
-            timed_out[0] = True
-            return 1  # non-zero: SQLite interrupts the statement
-        return 0
 
-    connection.set_progress_handler(past_deadline, 10_000)
-    return connection, timed_out
+def _rows(cursor: sqlite3.Cursor) -> str:
+    """The rows as text: at most `MAX_ROWS` rows and `MAX_RESULT_CHARS` characters, fetched one at a time."""
+    lines = [" | ".join(column[0] for column in cursor.description)]
+    size = len(lines[0])
+    for count, row in enumerate(iter(cursor.fetchone, None)):
+        if count == MAX_ROWS:
+            lines.append(f"... (first {MAX_ROWS} rows shown)")
+            break
+        line = " | ".join(str(v) for v in row)
+        if size + len(line) > MAX_RESULT_CHARS:
+            lines.append(line[: max(0, MAX_RESULT_CHARS - size)])
+            lines.append(f"... (result cut at {MAX_RESULT_CHARS} characters; select fewer columns or shorter values)")
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
 
 
 def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_LIMIT) -> str:
@@ -119,28 +229,39 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
     """
     if not isinstance(sql, str) or not sql.strip():
         raise ToolError("sql is empty: give one SQL statement, e.g. 'SELECT * FROM incidents'")
-    connection, timed_out = _open(database, read_only=read_only, time_limit=time_limit)
+    connection, refused = _open(database, read_only=read_only)
+    # A sync tool runs on a worker thread nobody can cancel: a timer thread interrupts the
+    # statement from outside (a progress handler is not called inside one long C call).
+    lock, state = threading.Lock(), {"done": False, "timed_out": False}
+
+    def stop() -> None:
+        with lock:
+            if not state["done"]:
+                state["timed_out"] = True
+                connection.interrupt()
+
+    timer = threading.Timer(time_limit, stop)
+    timer.daemon = True
+    timer.start()
     try:
         cursor = connection.execute(sql)
         if cursor.description is None:
             changed = f"; {cursor.rowcount} row(s) changed" if cursor.rowcount >= 0 else ""
             return f"statement ran{changed}"
-        header = [column[0] for column in cursor.description]
-        rows = cursor.fetchmany(MAX_ROWS + 1)
-        lines = [" | ".join(header)] + [" | ".join(str(v) for v in row) for row in rows[:MAX_ROWS]]
-        if len(rows) > MAX_ROWS:
-            lines.append(f"... (first {MAX_ROWS} rows shown)")
-        return "\n".join(lines)
+        return _rows(cursor)
     except (sqlite3.Error, sqlite3.Warning) as exc:
-        if timed_out[0]:
+        if state["timed_out"]:
             raise ToolError(
                 f"the statement ran longer than {time_limit:g} s and was stopped; add a WHERE or a LIMIT, "
                 "or check a recursive query for a missing end condition"
             ) from None
-        if str(exc) in ("not authorized", "authorization denied"):  # only ATTACH is denied (VACUUM uses it too)
-            raise ToolError("not allowed: ATTACH and VACUUM (INTO) can create database files outside the sandbox") from None
+        if refused:
+            raise ToolError(refused[0]) from None
         raise ToolError(f"SQLite refused the statement: {exc}") from None
     finally:
+        with lock:
+            state["done"] = True
+            timer.cancel()
         connection.close()
 
 
@@ -167,7 +288,8 @@ def build_server(
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit <= 600:
         raise ValueError(f"time_limit must be a number of seconds above 0 (at most 600), not {time_limit!r}")
     sandbox = Sandbox(root, prefix="ops-db-")
-    database = seed_database(sandbox.resolve(DATABASE))
+    database = seed_database(sandbox.root / sandbox.name(DATABASE))
+    sandbox.check_file(DATABASE)
     server = MCPServer(NAME, instructions="SQL access to the operations database (incidents, deploys).", log_level="WARNING")
     query_doc = "Run one SQL statement on the operations database and return the rows."
 
@@ -176,12 +298,12 @@ def build_server(
         @server.tool(title="Query the operations database", annotations=_READ_ONLY, structured_output=False)
         def query(sql: str) -> str:
             """Run one read-only SQL query (SELECT) on the operations database and return the rows."""
-            return _run(database, sql, read_only=True, time_limit=time_limit)
+            return _run(_checked(sandbox), sql, read_only=True, time_limit=time_limit)
 
         @server.tool(title="Change the operations database", annotations=_WORST_CASE, structured_output=False)
         def execute(sql: str) -> str:
             """Run one SQL statement that may change the operations database (INSERT, UPDATE, DELETE, DROP...)."""
-            return _run(database, sql, read_only=False, time_limit=time_limit)
+            return _run(_checked(sandbox), sql, read_only=False, time_limit=time_limit)
 
     else:
         if variant == "worst-case":
@@ -193,7 +315,7 @@ def build_server(
 
         @server.tool(title="Run a SQL query", description=query_doc, annotations=annotations, structured_output=False)
         def execute_query(sql: str) -> str:
-            return _run(database, sql, read_only=enforce, time_limit=time_limit)
+            return _run(_checked(sandbox), sql, read_only=enforce, time_limit=time_limit)
 
     server.sandbox = sandbox  # type: ignore[attr-defined]
     server.database = database  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ __all__ = ["INJECTED_URL", "NAME", "PAGES", "Page", "build_server"]
 NAME = "web-search"
 MAX_QUERY = 200
 MAX_RESULTS = 3
+QUERY_LOG = "queries.log"
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,6 @@ def build_server(root: str | os.PathLike[str] | None = None, pages: Sequence[Pag
         if not isinstance(page, Page):
             raise ValueError(f"pages must be Page(url, title, text) objects, not {page!r}")
     queries: list[str] = []
-    log_path = sandbox.resolve("queries.log")
 
     server = MCPServer(
         NAME,
@@ -114,9 +114,8 @@ def build_server(root: str | os.PathLike[str] | None = None, pages: Sequence[Pag
             raise ToolError("query is empty: give a few words to search for, e.g. 'vpn outage'")
         if len(query) > MAX_QUERY:
             raise ToolError(f"query is {len(query)} characters long; the limit is {MAX_QUERY}")
+        sandbox.append_text(QUERY_LOG, query.replace("\n", " ") + "\n")  # checked again on every use
         queries.append(query)
-        with log_path.open("a", encoding="utf-8") as handle:
-            handle.write(query.replace("\n", " ") + "\n")
         wanted = _words(query)
         scored = [(len(wanted & _words(p.title + " " + p.text)), i, p) for i, p in enumerate(index)]
         hits = [p for score, _, p in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0][:MAX_RESULTS]

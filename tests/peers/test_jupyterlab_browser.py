@@ -1,15 +1,22 @@
 """The lessons as learners see them: JupyterLab on a loopback port, read by headless Chromium.
 
-For every `notebooks/*.ipynb`: its markdown must render (every heading, every table, every
-Mermaid diagram drawn as SVG, no diagram error). Lesson 00 is then run in the page, as a learner
-runs it, and must produce its tools table. Screenshots go to `artifacts/jupyterlab/`.
-JupyterLab works on a copy of the notebooks, so running a lesson never changes the repository.
+JupyterLab starts the way the README's first command starts it (the repository as its root,
+lesson 00 opened), on a copy of the learner-facing folders, so running a lesson or opening an
+exercise never changes the repository. The tests check that:
+- the launch opens lesson 00 and the file browser reaches the lessons and the exercises;
+- every `notebooks/*.ipynb` renders (every heading, every table, every Mermaid diagram drawn as
+  SVG, no diagram error);
+- every notebook link in every lesson opens its notebook when followed as a click does (a
+  missing target, a 404, fails);
+- running lesson 00 in the page produces its tools table.
+Screenshots go to `artifacts/jupyterlab/`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import secrets
 import shutil
@@ -18,6 +25,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +37,9 @@ from peerlib import ARTIFACTS, ROOT, need_program
 pytestmark = pytest.mark.peers
 
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+LAUNCH_FILE = "notebooks/00_start_here.ipynb"  # what the README's first command opens
+COPIED = ("notebooks", "exercises", "solutions", "docs")  # the learner-facing folders
+NOTEBOOK_LINK = re.compile(r"\]\(([^)#:\s]+\.ipynb)\)")
 LAB_SETTINGS = {
     # render every cell, not only those near the viewport, so the whole lesson can be checked
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
@@ -44,18 +55,18 @@ def _free_port() -> int:
 
 
 class Lab:
-    def __init__(self, url: str, token: str, work: Path) -> None:
-        self.url, self.token, self.work = url, token, work
+    def __init__(self, url: str, token: str, work: Path, launch_url: str) -> None:
+        self.url, self.token, self.work, self.launch_url = url, token, work, launch_url
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     base = tmp_path_factory.mktemp("jupyterlab")
     work = base / "work"
-    shutil.copytree(ROOT / "notebooks", work / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    for name in ("course_lib", "exercises", "solutions"):  # read-only context lessons may link to
-        if (ROOT / name).exists():
-            (work / name).symlink_to(ROOT / name, target_is_directory=True)
+    for name in COPIED:
+        shutil.copytree(ROOT / name, work / name, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copy(ROOT / "README.md", work / "README.md")
+    (work / "course_lib").symlink_to(ROOT / "course_lib", target_is_directory=True)
     settings = base / "settings"
     for relative, values in LAB_SETTINGS.items():
         (settings / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -73,10 +84,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         [
             sys.executable, "-m", "jupyter", "lab", "--no-browser",
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
+            f"--IdentityProvider.token={token}",
             "--LabApp.expose_app_in_browser=True",
             f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={base / 'workspaces'}",
             *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),  # CI runs as root
+            "--ServerApp.root_dir=.", LAUNCH_FILE,  # the README's first command, from the repository root
         ],
         cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
@@ -95,7 +107,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             if time.monotonic() > deadline:
                 pytest.fail(f"JupyterLab did not answer on {url} within 90 s:\n{(base / 'lab.log').read_text()[-3000:]}")
             time.sleep(0.5)
-        yield Lab(url, token, work)
+        yield Lab(url, token, work, _launch_url(base / "runtime", url))
     finally:
         process.terminate()
         try:
@@ -106,13 +118,25 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         log.close()
 
 
+def _launch_url(runtime: Path, url: str) -> str:
+    """The page JupyterLab asks the browser to open for the file given on its command line."""
+    pages = sorted(runtime.glob("jpserver-file-to-run-*-open.html"))
+    if not pages:
+        pytest.fail(f"JupyterLab wrote no page to open {LAUNCH_FILE}: was the file given on its command line?")
+    found = re.search(r'href="([^"]+)"', pages[-1].read_text(encoding="utf-8"))
+    if not found or not found.group(1).startswith(url):
+        pytest.fail(f"JupyterLab's page to open {LAUNCH_FILE} holds no link to {url}")
+    return found.group(1).replace("&amp;", "&")
+
+
 @pytest.fixture(scope="module")
 def browser(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
     """One headless Chromium with JupyterLab loaded once; each test opens its lesson in it."""
     executable = need_program("chromium", "Debian's chromium package (apt-get install chromium)")
     driver = Chromium(executable, tmp_path_factory.mktemp("chromium") / "profile")
     try:
-        driver.navigate(f"{lab.url}/lab/tree/notebooks?token={lab.token}&reset")
+        separator = "&" if "?" in lab.launch_url else "?"
+        driver.navigate(f"{lab.launch_url}{separator}reset")  # as the README's launch opens it
         driver.wait_for("!!window.jupyterapp && !!document.querySelector('.jp-DirListing')", timeout=90, what="JupyterLab to load")
         yield driver
     finally:
@@ -197,6 +221,100 @@ def _open(browser: Chromium, lesson: Path, expected_cells: int) -> None:
     except BrowserError:
         browser.screenshot(ARTIFACTS / "jupyterlab" / f"{lesson.stem}-open-timeout.png")
         raise
+
+
+LAUNCH_STATE = """(() => {
+  const app = window.jupyterapp;
+  const current = app.shell.currentWidget;
+  return {
+    current: current && current.context ? current.context.path : null,
+    listed: [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText')]
+      .map(e => e.textContent.trim()),
+  };
+})()"""
+
+
+def test_the_launch_opens_lesson_00_and_the_file_browser_reaches_lessons_and_exercises(lab, browser, artifacts):
+    """The README's first command: lesson 00 open, the lessons listed, the exercises one click away."""
+    state = browser.wait_for(
+        f"(() => {{ const s = {LAUNCH_STATE}; return s.current === '{LAUNCH_FILE}' && s.listed.length > 0 && s; }})()",
+        timeout=60,
+        what=f"{LAUNCH_FILE} to be open, with the file browser listing files",
+    )
+    browser.screenshot(artifacts / "jupyterlab" / "launch.png")
+    assert {p.name for p in LESSONS} <= set(state["listed"]), f"the file browser at launch lists {state['listed']}"
+    browser.evaluate("document.querySelector('.jp-FileBrowser .jp-BreadCrumbs-home').click()")  # the learner's one click
+    root = browser.wait_for(
+        f"(() => {{ const s = {LAUNCH_STATE}; return s.listed.includes('exercises') && s; }})()",
+        timeout=30,
+        what="the file browser's root (the repository) to list the exercises folder",
+    )
+    browser.screenshot(artifacts / "jupyterlab" / "launch-root.png")
+    assert {"notebooks", "exercises"} <= set(root["listed"]), f"the repository root lists {root['listed']}"
+
+
+LINKS = """(() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown a')]
+  .map((a, index) => ({index, href: a.href, text: a.textContent.trim()}))
+  .filter(link => link.href.startsWith(location.origin + '/files/')))()"""
+
+# Fetch the link's own URL (the file JupyterLab resolved it to), then click it as a learner does.
+FOLLOW = """(async () => {
+  const a = document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .jp-RenderedMarkdown a')[INDEX];
+  const response = await fetch(a.href, {credentials: 'same-origin'});
+  a.scrollIntoView({block: 'center'});
+  a.click();
+  return response.status;
+})()"""
+
+OPENED = """(() => {
+  const w = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context && w.context.path === PATH);
+  return !!w && w.context.isReady && !!w.content && (w.content.widgets || []).length > 0;
+})()"""
+
+
+def _notebook_links(lesson: Path) -> list[str]:
+    """Every relative notebook link in a lesson's markdown, resolved against the repository root."""
+    cells = json.loads(lesson.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return sorted({posixpath.normpath(posixpath.join("notebooks", target)) for target in NOTEBOOK_LINK.findall(text)})
+
+
+def _target(href: str) -> str:
+    """The repository path a rendered link points to (JupyterLab resolves it to /files/PATH)."""
+    path = urllib.parse.urlsplit(href).path
+    return urllib.parse.unquote(path.split("/files/", 1)[1])
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_notebook_link_in_a_lesson_opens_its_notebook(lab, browser, artifacts, lesson):
+    lesson = lab.work / "notebooks" / lesson.name
+    expected = _notebook_links(lesson)
+    _open(browser, lesson, _markdown_expectations(lesson)["markdown_cells"])
+    try:  # JupyterLab resolves relative links to /files/PATH after rendering, asynchronously
+        browser.wait_for(f"{LINKS}.length >= {len(expected)}", timeout=30, what=f"the links of {lesson.name} to resolve")
+    except BrowserError:
+        pass  # the comparison below says which links are missing
+    links = [link for link in browser.evaluate(LINKS) if _target(link["href"]).endswith(".ipynb")]
+    rendered = sorted({_target(link["href"]) for link in links})
+    assert rendered == expected, f"{lesson.name}: notebook links in the source {expected}, rendered as links {rendered}"
+    for link in {_target(link["href"]): link for link in links}.values():
+        path = _target(link["href"])
+        status = browser.evaluate(FOLLOW.replace("INDEX", str(link["index"])))
+        assert status == 200, f"{lesson.name}: the link [{link['text']}] to {path} answers {status}"
+        try:
+            browser.wait_for(OPENED.replace("PATH", json.dumps(path)), timeout=60, what=f"{path} to open from {lesson.name}")
+        except BrowserError:
+            browser.screenshot(artifacts / "jupyterlab" / f"{lesson.stem}-link-{Path(path).stem}.png")
+            raise
+        browser.evaluate(
+            "(async () => { const app = window.jupyterapp;"
+            " for (const w of Array.from(app.shell.widgets('main'))) {"
+            " if (w.context && w.context.path === " + json.dumps(path) + ") {"
+            " if (w.sessionContext) { await w.sessionContext.shutdown().catch(() => {}); } w.dispose(); } }"
+            " const lesson = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === "
+            + json.dumps(f"notebooks/{lesson.name}") + ");"
+            " if (lesson) { app.shell.activateById(lesson.id); } return true; })()"
+        )
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])

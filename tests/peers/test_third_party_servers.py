@@ -152,8 +152,8 @@ def _inspect_json(server: ThirdParty, scratch: Path) -> tuple[int, dict[str, Any
 
 @pytest.mark.parametrize("server", SERVERS, ids=IDS)
 def test_inspect_command_reports_every_tool_of_a_real_server_with_its_hints(inspector, server, tmp_path):
-    if not (ROOT / "course_lib" / "inspect.py").exists():
-        pytest.fail("course_lib/inspect.py (python -m course_lib inspect) does not exist yet")
+    if not (ROOT / "course_lib" / "inspect_cmd.py").exists():
+        pytest.fail("course_lib/inspect_cmd.py (python -m course_lib inspect) does not exist yet")
     raw = {t["name"]: t for t in _raw_tools(inspector, server, tmp_path)}
     status, document = _inspect_json(server, tmp_path)
     assert status == 0, f"inspect exited {status} on {server.label}: {document}"

@@ -1,4 +1,4 @@
-"""Helpers for judges: turn a probe's canonical JSON back into plain values (grading process only)."""
+"""Helpers for judges: a probe's canonical JSON back into plain values (grading process only)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def decision_pair(value: Any) -> tuple[str, str] | None:
 
 
 def wire_call(hints: dict[str, Any] | None) -> str:
-    """Return Python source building these annotations in the learner's kernel (ToolAnnotations or None)."""
+    """Return Python source that builds these annotations in the learner's kernel (or None)."""
     if hints is None:
         return "None"
     return f"ToolAnnotations(**{hints!r})"

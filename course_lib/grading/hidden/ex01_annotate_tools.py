@@ -1,11 +1,10 @@
-"""Hidden cases of exercise 1, "Annotate the assistant's tools" (exercises/01_annotate_tools.ipynb)."""
+"""Hidden cases of exercise 1, "Annotate the assistant's tools" (exercises/01_annotate_tools)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ...annotations import HINTS, effective
-from ...checks import untrusted_by_hints
 from ..cases import Case, Exercise
 from ._common import annotations_value, name_set, wire_call
 
@@ -35,14 +34,22 @@ LABELS = {
 }
 
 HINTS_BY_TOOL = {
-    "read_runbook": "a tool that only reads declares read_only_hint=True, and a closed one open_world_hint=False",
-    "query_incidents": "a read-only database user makes the tool read-only; the database is the team's own",
-    "append_incident_note": "appending never deletes (not destructive) but twice adds twice (not idempotent)",
-    "set_oncall": "setting the same value again changes nothing more: idempotent; history is kept: not destructive",
-    "delete_old_logs": "deleting is destructive, and deleting what is gone changes nothing more: idempotent",
-    "deploy_release": "replacing the running version overwrites it: destructive; the same version twice: idempotent",
-    "search_web": "reading the public web is read-only and open world: its output is untrusted content",
-    "post_status_update": "customers see the post: open world; each call adds a post: additive, not idempotent",
+    "read_runbook": "a tool that only reads declares read_only_hint=True, and a closed one "
+    "open_world_hint=False",
+    "query_incidents": "a read-only database user makes the tool read-only; the database is the "
+    "team's own",
+    "append_incident_note": "appending never deletes (not destructive) but twice adds twice (not "
+    "idempotent)",
+    "set_oncall": "setting the same value again changes nothing more: idempotent; history is "
+    "kept: not destructive",
+    "delete_old_logs": "deleting is destructive, and deleting what is gone changes nothing more: "
+    "idempotent",
+    "deploy_release": "replacing the running version overwrites it: destructive; the same version "
+    "twice: idempotent",
+    "search_web": "reading the public web is read-only and open world: its output is untrusted "
+    "content",
+    "post_status_update": "customers see the post: open world; each call adds a post: additive, "
+    "not idempotent",
 }
 
 
@@ -51,27 +58,43 @@ def _tool_judge(tool: str):
 
     def judge(value: Any) -> str | None:
         got = effective(annotations_value(value)).as_wire()
-        wrong = [f"{h}: expected {expected[h]}, got {got[h]}" for h in HINTS if got[h] != expected[h]]
+        wrong = [
+            f"{h}: expected {expected[h]}, got {got[h]}" for h in HINTS if got[h] != expected[h]
+        ]
         return "; ".join(wrong) or None
 
     return judge
 
 
 # Part 1b: which tools' output must the host treat as untrusted? Inputs stay here.
-UNTRUSTED_INPUTS = {
+UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
     "open_and_closed": (
         "a closed and an open read-only tool",
-        {"search_web": {"readOnlyHint": True, "openWorldHint": True}, "query_incidents": {"readOnlyHint": True, "openWorldHint": False}},
+        {
+            "search_web": {"readOnlyHint": True, "openWorldHint": True},
+            "query_incidents": {"readOnlyHint": True, "openWorldHint": False},
+        },
     ),
     "open_world_absent": ("openWorldHint left absent", {"fetch_page": {"readOnlyHint": True}}),
     "no_annotations": (
         "a tool with no annotations at all",
-        {"mystery_tool": None, "append_incident_note": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}},
+        {
+            "mystery_tool": None,
+            "append_incident_note": {
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "openWorldHint": False,
+            },
+        },
     ),
     "open_world_write": (
         "an open-world write next to a closed write",
         {
-            "post_status_update": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+            "post_status_update": {
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "openWorldHint": True,
+            },
             "set_oncall": {"idempotentHint": True, "openWorldHint": False},
         },
     ),
@@ -80,7 +103,7 @@ UNTRUSTED_INPUTS = {
 
 
 def _untrusted_judge(tools: dict[str, Any]):
-    expected = untrusted_by_hints(tools)
+    expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
     def judge(value: Any) -> str | None:
         got = name_set(value)
@@ -118,4 +141,6 @@ CASES = [
     for key, (label, tools) in UNTRUSTED_INPUTS.items()
 ]
 
-EXERCISE = Exercise(id="01_annotate_tools", title="Exercise 1 · Annotate the assistant's tools", cases=CASES)
+EXERCISE = Exercise(
+    id="01_annotate_tools", title="Exercise 1 · Annotate the assistant's tools", cases=CASES
+)

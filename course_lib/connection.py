@@ -12,17 +12,21 @@ import asyncio
 import os
 import shlex
 import shutil
+import signal
 import sys
-import tempfile
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import anyio
-
+import mcp.client.stdio as sdk_stdio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.types import CallToolResult, Tool
+
+from .safe_text import printable
 
 if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -43,7 +47,15 @@ Target = Any
 
 
 class ConnectError(RuntimeError):
-    """A server could not be started or did not answer as an MCP server."""
+    """A server could not be started or did not answer as an MCP server.
+
+    `closed` is True when the server closed the connection during the handshake (it
+    crashed or exited), as opposed to not starting, answering wrongly or timing out.
+    """
+
+    def __init__(self, message: str, *, closed: bool = False) -> None:
+        super().__init__(message)
+        self.closed = closed
 
 
 def python_command(*args: str) -> list[str]:
@@ -66,18 +78,104 @@ def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: 
 
 
 STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
-MAX_LINE = 300
+MAX_LINE = 300  # characters kept of each quoted line
+STDERR_TAIL_BYTES = 16_384  # what is kept of a server's stderr: its end, never the whole stream
 
 
-def _tail(log: Any) -> str:
-    """Return the last lines the server wrote to stderr, for an error message."""
+class StderrTail:
+    """A pipe for a server's stderr, drained on a thread that keeps only the last bytes.
+
+    Whatever a server writes (a 500 MB log included) costs at most `STDERR_TAIL_BYTES`
+    (twice that, briefly) of memory and no disk; the server never blocks on a full pipe.
+    """
+
+    def __init__(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")  # the server's stderr
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(read_fd,), name="server-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self, read_fd: int) -> None:
+        with open(read_fd, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(65_536):
+                with self._lock:
+                    self._tail += chunk
+                    if len(self._tail) > 2 * STDERR_TAIL_BYTES:
+                        del self._tail[:-STDERR_TAIL_BYTES]
+
+    def close_writer(self) -> None:
+        """Close this process's copy of the write end, so the pipe ends when the server's group does."""
+        self.writer.close()
+
+    def lines(self, wait: float = 0.5) -> list[str]:
+        """The last lines written, control characters escaped; waits up to `wait` s for the pipe to end."""
+        self.close_writer()
+        self._thread.join(wait)
+        with self._lock:
+            data = bytes(self._tail[-STDERR_TAIL_BYTES:])
+        text = data.decode("utf-8", errors="replace")
+        lines = [printable(line.strip(), limit=MAX_LINE) for line in text.splitlines() if line.strip()]
+        return lines[-STDERR_LINES:]
+
+
+# The SDK starts each stdio server in a new session (its pid is the process group id), but
+# kills that group only when the server outlives its grace period: a server that exits on
+# its own leaves its children running. Every server `connect` starts is recorded here, and
+# its whole group and session are killed when the connection ends.
+_started: ContextVar[list[int] | None] = ContextVar("course_lib_started_servers", default=None)
+
+
+def _record_started_servers() -> None:
+    spawn = getattr(sdk_stdio, "_create_platform_compatible_process", None)
+    if spawn is None or getattr(spawn, "course_lib_records", False):
+        return
+
+    async def recording_spawn(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        started = _started.get()
+        if started is not None:
+            started.append(process.pid)
+        return process
+
+    recording_spawn.course_lib_records = True  # type: ignore[attr-defined]
+    sdk_stdio._create_platform_compatible_process = recording_spawn
+
+
+def _session_members(session_id: int) -> list[int]:
+    """Pids of live processes in session `session_id` (Linux /proc; elsewhere none are found)."""
+    members = []
     try:
-        log.flush()
-        log.seek(0)
-        lines = [line.rstrip()[:MAX_LINE] for line in log.read().splitlines() if line.strip()]
-    except (OSError, ValueError):
-        return ""
-    return "\n".join(lines[-STDERR_LINES:])
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 4 and int(fields[4]) == session_id:
+            members.append(int(entry))
+    return members
+
+
+def kill_server_group(pid: int) -> None:
+    """SIGKILL what is left of the process group and session a server started with `pid` leads."""
+    if sys.platform == "win32":  # pragma: no cover - the SDK's job object does this on Windows
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for member in _session_members(pid):  # children that moved to a group of their own
+        try:
+            os.kill(member, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 @asynccontextmanager
@@ -109,24 +207,36 @@ async def connect(
     if stdio:
         params = _stdio_parameters(target, env)
         label = os.path.basename(params.command) or params.command
-        # The server's stderr goes to a temporary file, not the notebook: inside a Jupyter kernel
+        # The server's stderr goes to a pipe we drain, not the notebook: inside a Jupyter kernel
         # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
-        # Its last lines are quoted when the session fails.
-        errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-        client = Client(stdio_client(params, errlog=errlog), mode=mode, **client_options)
+        # Its last lines are quoted (escaped) when the session fails.
+        tail = StderrTail()
+        stderr: StderrTail | None = tail
+        _record_started_servers()
+        client = Client(stdio_client(params, errlog=tail.writer), mode=mode, **client_options)
     else:
         label = getattr(target, "name", type(target).__name__)
-        errlog = None
+        stderr = None
         client = Client(target, mode=mode, **client_options)
+    label = printable(str(label), limit=MAX_LINE)
+    started: list[int] = []
+    token = _started.set(started)
 
     try:
         with anyio.move_on_after(timeout) as scope:
             try:
                 await client.__aenter__()
             except Exception as exc:
-                if not stdio:
+                if stderr is None:
                     raise ConnectError(f"could not open an in-process MCP session with `{label}` ({_causes(exc)})") from None
-                raise ConnectError(_explain(label, exc, _tail(errlog))) from None
+                for pid in started:
+                    kill_server_group(pid)
+                closed = "Connection closed" in _causes(exc)
+                raise ConnectError(_explain(label, exc, stderr.lines()), closed=closed) from None
+            finally:
+                _started.reset(token)
+                if stderr is not None:
+                    stderr.close_writer()  # the server has its own copy
             try:
                 yield client
             finally:
@@ -135,16 +245,16 @@ async def connect(
             raise ConnectError(
                 f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
                 "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
-                "download: run it alone in a terminal, or allow more time)." + _quoted(errlog)
+                "download: run it alone in a terminal, or allow more time)." + _quoted(stderr)
             )
     finally:
-        if errlog is not None:
-            errlog.close()
+        for pid in started:
+            kill_server_group(pid)
 
 
-def _quoted(errlog: Any) -> str:
-    tail = _tail(errlog) if errlog is not None else ""
-    return (" Its last lines on stderr: " + " | ".join(tail.splitlines())) if tail else ""
+def _quoted(stderr: StderrTail | None) -> str:
+    lines = stderr.lines() if stderr is not None else []
+    return (" Its last lines on stderr: " + " | ".join(lines)) if lines else ""
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -154,10 +264,11 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 def _causes(exc: BaseException) -> str:
-    return "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
+    causes = "; ".join(f"{type(e).__name__}: {e}".rstrip(": ") for e in _leaves(exc))
+    return printable(causes, limit=2 * MAX_LINE)  # a server's error message is its own text
 
 
-def _explain(program: str, exc: BaseException, stderr: str) -> str:
+def _explain(program: str, exc: BaseException, stderr: list[str]) -> str:
     """Turn a failed stdio handshake into one paragraph: what happened, the likely cause, what to try."""
     causes = _causes(exc)
     did_not_start = all(isinstance(e, OSError) for e in _leaves(exc))
@@ -174,7 +285,7 @@ def _explain(program: str, exc: BaseException, stderr: str) -> str:
             f"input, as `cat` does, or speak another protocol). The client saw: {causes}."
         )
     if stderr:
-        text += " Its last lines on stderr: " + " | ".join(stderr.splitlines())
+        text += " Its last lines on stderr: " + " | ".join(stderr)
     elif not did_not_start:
         text += " Run the command alone in a terminal to see what it does."
     return text

@@ -3,11 +3,9 @@
 One matrix is a 9 x 9 grid covering all 81 combinations: rows set `readOnlyHint` and
 `destructiveHint`, columns set `idempotentHint` and `openWorldHint` (each true, false or
 absent). A cell's colour and symbol give the decision before the call (the legend spells each
-one out in the same words as `PreCall`'s values and the tables); a black corner marks a tool whose output the client treats as untrusted
-after the call (no corner: "trust output", the output goes to the model unreviewed). Colours
-come from the Okabe-Ito palette, which stays distinguishable with the common colour-vision
-deficiencies; every colour is backed by a symbol in the cell, written in black or white,
-whichever contrasts more with the cell (at least 4.5:1 for this palette).
+one out in the same words as `PreCall`'s values and the tables); a black corner marks a tool
+whose output the client treats as untrusted after the call (no corner: "trust output", the
+output goes to the model unreviewed). Colours and symbols are in `course_lib.plots.palette`.
 
 Nothing here changes global state: no `rcParams` edits, no `plt.show()`. Without `ax=`, a new
 figure is made with pyplot, so Jupyter displays it at the end of the cell.
@@ -25,42 +23,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
-from .annotations import HINTS
-from .policy import HINT_VALUES, POLICIES, Policy, PostCall, PreCall, Trust, _policies, _policy, _trust, decision_matrix
+from ..annotations import HINTS
+from ..combinations import HINT_VALUES, decision_matrix
+from ..policy import POLICIES, Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
+from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
 
-__all__ = [
-    "COLORS",
-    "UNTRUSTED_MARK",
-    "SHORT_LABELS",
-    "SYMBOLS",
-    "contrast_ratio",
-    "plot_decision_matrices",
-    "plot_decision_matrix",
-    "text_color",
-]
-
-COLORS: dict[PreCall, str] = {
-    PreCall.ALLOW: "#009E73",  # Okabe-Ito bluish green
-    PreCall.CONFIRM: "#F0E442",  # Okabe-Ito yellow
-    PreCall.WARN: "#E69F00",  # Okabe-Ito orange
-    PreCall.DENY: "#D55E00",  # Okabe-Ito vermillion
-}
-"""Cell colour for each decision before the call (Okabe-Ito palette)."""
-
-SHORT_LABELS: dict[PreCall, str] = {p: p.value for p in PreCall}
-"""The words the legend uses for each decision before the call: `PreCall`'s own values, so
-figures and tables use one wording."""
-
-SYMBOLS: dict[PreCall, str] = {
-    PreCall.ALLOW: "\u2713",  # check mark
-    PreCall.CONFIRM: "?",
-    PreCall.WARN: "\u26a0",  # warning sign
-    PreCall.DENY: "\u2717",  # ballot x
-}
-"""The symbol written in a cell for each decision before the call; the legend spells it out."""
-
-UNTRUSTED_MARK = "#000000"
-"""Colour of the corner triangle on a cell whose output the client treats as untrusted."""
+__all__ = ["plot_decision_matrices", "plot_decision_matrix"]
 
 _CORNER = 0.2  # length of the corner triangle's legs, in cells
 _INSET = 0.07  # gap between the corner and the cell's edges, so it never touches the block lines
@@ -68,26 +36,13 @@ _INSET = 0.07  # gap between the corner and the cell's edges, so it never touche
 _EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
 _COL_HINTS = HINTS[2:]  # idempotentHint, openWorldHint
-_SHORT = {"readOnlyHint": "readOnly", "destructiveHint": "destructive", "idempotentHint": "idempotent", "openWorldHint": "openWorld"}
+_SHORT = {
+    "readOnlyHint": "readOnly",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "openWorld",
+}
 _DPI = 72  # modest resolution for new figures: notebooks that store them stay small
-
-
-def _luminance(color: str) -> float:
-    from matplotlib.colors import to_rgb
-
-    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
-    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
-
-
-def contrast_ratio(foreground: str, background: str) -> float:
-    """Return the WCAG 2 contrast ratio of two colours, from 1 (none) to 21 (black on white)."""
-    light, dark = sorted((_luminance(foreground), _luminance(background)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
-
-
-def text_color(background: str) -> str:
-    """Return "black" or "white", whichever contrasts more with `background`."""
-    return "black" if contrast_ratio("black", background) >= contrast_ratio("white", background) else "white"
 
 
 def _word(value: bool | None) -> str:
@@ -102,29 +57,47 @@ def _pair_label(names: Sequence[str], values: tuple[bool | None, bool | None]) -
     return " · ".join(f"{_SHORT[n]} {_word(v)}" for n, v in zip(names, values))
 
 
-def _new_axes(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI) -> list[Axes]:
-    import matplotlib.pyplot as plt  # only when no `ax` is given: pyplot lets Jupyter show the figure
+def _new_axes(
+    figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, dpi: float = _DPI
+) -> list[Axes]:
+    # only when no `ax` is given: pyplot lets Jupyter show the figure
+    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=figsize, dpi=dpi, squeeze=False, layout="constrained"
+    )
     return list(axes.flat)
 
 
 def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
     handles: list[Any] = [
-        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}") for p in PreCall if p in used
+        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}")
+        for p in PreCall
+        if p in used
     ]
     if show_trusted:
         handles.append(
             Line2D(
-                [], [], linestyle="none", marker="s", markersize=9, markerfacecolor="white",
-                markeredgecolor=_EDGE, label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
+                [],
+                [],
+                linestyle="none",
+                marker="s",
+                markersize=9,
+                markerfacecolor="white",
+                markeredgecolor=_EDGE,
+                label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
             )
         )
     if show_untrusted:
         handles.append(
             Line2D(
-                [], [], linestyle="none", marker=[(-1, 1), (1, 1), (1, -1)], markersize=9,
-                color=UNTRUSTED_MARK, label=f"corner: {PostCall.UNTRUSTED.value}",
+                [],
+                [],
+                linestyle="none",
+                marker=[(-1, 1), (1, 1), (1, -1)],
+                markersize=9,
+                color=UNTRUSTED_MARK,
+                label=f"corner: {PostCall.UNTRUSTED.value}",
             )
         )
     return handles
@@ -146,7 +119,8 @@ def plot_decision_matrix(
 
     Rows are `readOnlyHint` x `destructiveHint`, columns `idempotentHint` x `openWorldHint`,
     each through true, false, absent. The slower-varying hint labels each block of three (rows:
-    left, columns: top); the faster one labels each row or column (right, bottom). Each cell is a `Rectangle` whose colour is the decision
+    left, columns: top); the faster one labels each row or column (right, bottom). Each cell is a
+    `Rectangle` whose colour is the decision
     before the call (`COLORS`), with the decision's symbol (`SYMBOLS`) written in it; a
     black corner triangle (a `Polygon`) marks a cell whose output the client treats as untrusted.
 
@@ -157,7 +131,8 @@ def plot_decision_matrix(
         legend: draw a legend below the grid.
         title: the title; default ``"<policy name>, <trust> server"``.
         ylabels: write the `destructiveHint` value of each row, right of the grid.
-        block_labels: write the `readOnlyHint` label of each block of rows, horizontally, left of the grid.
+        block_labels: write the `readOnlyHint` label of each block of rows, horizontally, left of
+        the grid.
         fontsize: size of the labels, in points (the cell symbols are twice as large).
         dpi: resolution of a new figure (ignored with `ax=`); keep it modest for stored notebooks.
 
@@ -167,12 +142,14 @@ def plot_decision_matrix(
     Raises:
         ValueError: `policy` is not a `Policy` or the trust level is unknown.
     """
-    policy = _policy(policy)
-    trust = _trust(trust)
+    policy = as_policy(policy)
+    trust = as_trust(trust)
     if ax is None:
         ax = _new_axes((6.4, 6.9), dpi=dpi)[0]
     elif not isinstance(ax, Axes):
-        raise ValueError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}")
+        raise ValueError(
+            f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}"
+        )
 
     matrix = decision_matrix(policy, trust=trust)
     rows, cols = _pairs(), _pairs()
@@ -200,7 +177,15 @@ def plot_decision_matrix(
         if untrusted:
             right, top = c + 1 - _INSET, r + _INSET
             corner = [(right - _CORNER, top), (right, top), (right, top + _CORNER)]
-            ax.add_patch(Polygon(corner, closed=True, facecolor=UNTRUSTED_MARK, edgecolor="none", gid=f"untrusted:{cell.get_gid()[5:]}"))
+            ax.add_patch(
+                Polygon(
+                    corner,
+                    closed=True,
+                    facecolor=UNTRUSTED_MARK,
+                    edgecolor="none",
+                    gid=f"untrusted:{(cell.get_gid() or '')[5:]}",
+                )
+            )
         ax.text(
             c + 0.5,
             r + 0.5,
@@ -223,28 +208,57 @@ def plot_decision_matrix(
     ax.set_xticks([i + 0.5 for i in range(9)])
     ax.set_xticklabels([_word(p[1]) for p in cols])
     ax.set_xlabel(_SHORT[_COL_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=2)
-    # like the columns (blocks on top, values below), rows have blocks on the left, values on the right
+    # like the columns (blocks on top, values below), rows have blocks on the left, values on
+    # the right
     ax.yaxis.tick_right()
     ax.yaxis.set_label_position("right")
     ax.set_yticks([i + 0.5 for i in range(9)])
     ax.set_yticklabels([_word(p[1]) for p in rows] if ylabels else [])
     if ylabels:
-        ax.set_ylabel(_SHORT[_ROW_HINTS[1]], fontsize=fontsize + 1, fontweight="bold", labelpad=4, rotation=270, va="bottom")
+        ax.set_ylabel(
+            _SHORT[_ROW_HINTS[1]],
+            fontsize=fontsize + 1,
+            fontweight="bold",
+            labelpad=4,
+            rotation=270,
+            va="bottom",
+        )
     for spine in ax.spines.values():
         spine.set_visible(False)
     # readOnly, the hint that matters most, labels each block of rows horizontally on the left
-    left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(-fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans)
-    for block, value in enumerate(HINT_VALUES):  # the slower-varying hints label each block of three
+    left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(
+        -fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans
+    )
+    for block, value in enumerate(
+        HINT_VALUES
+    ):  # the slower-varying hints label each block of three
         ax.text(
-            3 * block + 1.5, -0.15, f"{_SHORT[_COL_HINTS[0]]} {_word(value)}",
-            ha="center", va="bottom", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
+            3 * block + 1.5,
+            -0.15,
+            f"{_SHORT[_COL_HINTS[0]]} {_word(value)}",
+            ha="center",
+            va="bottom",
+            fontsize=fontsize + 1,
+            fontweight="bold",
+            gid="block-label",
         )
         if block_labels:
             ax.text(
-                0, 3 * block + 1.5, f"{_SHORT[_ROW_HINTS[0]]}\n{_word(value)}", transform=left,
-                ha="right", va="center", fontsize=fontsize + 1, fontweight="bold", gid="block-label",
+                0,
+                3 * block + 1.5,
+                f"{_SHORT[_ROW_HINTS[0]]}\n{_word(value)}",
+                transform=left,
+                ha="right",
+                va="center",
+                fontsize=fontsize + 1,
+                fontweight="bold",
+                gid="block-label",
             )
-    ax.set_title(title if title is not None else f"{policy.name}, {trust.value} server", fontsize=fontsize + 3, pad=fontsize * 2.2 + 3)
+    ax.set_title(
+        title if title is not None else f"{policy.name}, {trust.value} server",
+        fontsize=fontsize + 3,
+        pad=fontsize * 2.2 + 3,
+    )
     if legend:
         ax.legend(
             handles=_legend_handles(used, any_trusted, any_untrusted),
@@ -287,25 +301,31 @@ def plot_decision_matrices(
         ValueError: no policies, a non-`Policy`, an unknown trust level, `ncols` below 1,
             or a wrong number of Axes.
     """
-    policies = _policies(policies)
-    trust = _trust(trust)
+    policies = as_policies(policies)
+    trust = as_trust(trust)
     if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
-        raise ValueError(f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}")
+        raise ValueError(
+            f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}"
+        )
     if axes is None:
         ncols = min(ncols, len(policies))
         nrows = -(-len(policies) // ncols)
         grid = _new_axes((6.6 * ncols, 6.4 * nrows + 0.8), nrows=nrows, ncols=ncols, dpi=dpi)
-        for spare in grid[len(policies):]:
+        for spare in grid[len(policies) :]:
             spare.set_axis_off()
         axes = grid[: len(policies)]
     else:
         axes = list(axes)
         if len(axes) != len(policies):
-            raise ValueError(f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy")
+            raise ValueError(
+                f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy"
+            )
     used: set[PreCall] = set()
     any_trusted = any_untrusted = False
     for policy, ax in zip(policies, axes):
-        plot_decision_matrix(policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize)
+        plot_decision_matrix(
+            policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize
+        )
         matrix = decision_matrix(policy, trust=trust)
         used |= {PreCall(v) for v in matrix["before call"]}
         untrusted = matrix["after call"] == PostCall.UNTRUSTED.value
@@ -314,10 +334,24 @@ def plot_decision_matrices(
     figure = axes[0].figure
     handles = _legend_handles(used, any_trusted, any_untrusted)
     if _is_constrained(figure):
-        figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize=fontsize + 1, frameon=False)
+        figure.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncols=min(len(handles), 3),
+            fontsize=fontsize + 1,
+            frameon=False,
+        )
     else:  # the caller's own layout: keep the legend beside the last panel
-        axes[-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=fontsize, frameon=False)
-    figure.suptitle(f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4)
+        axes[-1].legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            fontsize=fontsize,
+            frameon=False,
+        )
+    figure.suptitle(
+        f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4
+    )
     return axes
 
 

@@ -7,9 +7,7 @@ older ones (1.x Python SDK, most npm servers): the SDK's "auto" mode sends the 2
 `server/discover` request and falls back to the legacy `initialize` handshake when the
 server does not understand it.
 
-Exit status: 0 every server inspected; 1 the trifecta is complete and `--fail-on-trifecta`
-was given; 2 bad command line; 3 at least one server could not be inspected (did not
-start, is not an MCP server, or did not answer within `--timeout`).
+Exit status: as `EPILOG` below says (`--help` prints it).
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
 """
@@ -29,10 +27,12 @@ import anyio
 from mcp.types import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-
-from .annotations import HINTS, check_annotations, classify, declared, display_title, effective
-from .connect import ConnectError, connect
-from .session import Leg, analyse_session
+from .annotations import HINTS, classify, declared, display_title, effective
+from .lint import check_annotations
+from .connection import ConnectError, connect
+from .safe_text import printable, truncated
+from .legs import Leg
+from .trifecta import analyse_session
 
 HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
 
@@ -44,6 +44,14 @@ DEFAULT_TIMEOUT = 30.0
 MAX_LISTED = 5  # suppliers named per leg in the text report
 MAX_PAGES = 100  # tools/list pages read from one server
 MAX_CONCURRENT = 4  # servers started at the same time
+MAX_TOOLS = 1000  # tools read from one server; the rest are counted as not read
+MAX_NAME = 200  # characters kept of a tool's name, title and description, or a server's name
+MAX_CELL = 60  # characters of a name or title shown in a table cell
+MAX_ROWS = 200  # tools shown in one server's text table (--json has them all)
+FALLBACK_NOTE = (
+    "`{program}` closed the connection on `server/discover` (servers on mcp 1.9.3 and older crash on the "
+    "2026 request), so it was retried once with the legacy `initialize` handshake."
+)
 
 EPILOG = """\
 examples:
@@ -103,6 +111,8 @@ class ServerInspection:
     version: str | None = None
     protocol: str | None = None
     error: str | None = None
+    fallback: str | None = None  # why the legacy handshake was retried, when it was
+    more_tools: bool = False  # the server listed more than MAX_TOOLS tools
 
     @property
     def ok(self) -> bool:
@@ -169,26 +179,57 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
     return commands
 
 
+def _bounded(tool: Tool) -> Tool:
+    """`tool` with its server-chosen strings escaped and cut to `MAX_NAME` characters."""
+    update: dict[str, Any] = {"name": printable(tool.name, limit=MAX_NAME)}
+    for key in ("title", "description"):
+        value = getattr(tool, key, None)
+        if isinstance(value, str):
+            update[key] = printable(value, limit=MAX_NAME)
+    if tool.annotations is not None and isinstance(tool.annotations.title, str):
+        update["annotations"] = tool.annotations.model_copy(update={"title": printable(tool.annotations.title, limit=MAX_NAME)})
+    return tool.model_copy(update=update)
+
+
+async def _list(found: ServerInspection, argv: list[str], *, timeout: float, mode: str) -> None:
+    async with connect(argv, mode=mode, timeout=timeout) as client:
+        found.protocol = client.protocol_version
+        if client.server_info is not None:
+            found.name = printable(client.server_info.name, limit=MAX_NAME)
+            found.version = printable(client.server_info.version, limit=MAX_NAME) if client.server_info.version else None
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):  # a server may list its tools over several pages
+            page = await client.list_tools(cursor=cursor)
+            found.tools += [_bounded(t) for t in page.tools[: MAX_TOOLS - len(found.tools)]]
+            found.more_tools = found.more_tools or len(found.tools) >= MAX_TOOLS and len(page.tools) > 0
+            cursor = page.next_cursor
+            if not cursor or len(found.tools) >= MAX_TOOLS:
+                break
+
+
 async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto") -> ServerInspection:
-    """Start one server command, list its tools and stop it; never raises for a misbehaving server."""
+    """Start one server command, list its tools and stop it; never raises for a misbehaving server.
+
+    In "auto" mode, a server that closes the connection during the handshake (as servers on
+    mcp <= 1.9.3 do on `server/discover`) is started again once with the legacy handshake.
+    """
     found = ServerInspection(list(argv))
     try:
-        async with connect(argv, mode=mode, timeout=timeout) as client:
-            found.protocol = client.protocol_version
-            if client.server_info is not None:
-                found.name = client.server_info.name
-                found.version = client.server_info.version or None
-            cursor: str | None = None
-            for _ in range(MAX_PAGES):  # a server may list its tools over several pages
-                page = await client.list_tools(cursor=cursor)
-                found.tools += page.tools
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+        try:
+            await _list(found, argv, timeout=timeout, mode=mode)
+        except ConnectError as exc:
+            if not (exc.closed and mode == "auto"):
+                raise
+            try:
+                await _list(found, argv, timeout=timeout, mode="legacy")
+            except ConnectError:
+                raise ConnectError(f"{exc} A retry with the legacy `initialize` handshake failed too.") from None
+            found.fallback = FALLBACK_NOTE.format(program=found.program)
     except ConnectError as exc:  # did not start, not MCP, or timed out: already one paragraph
         found.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - a foreign server failing after the handshake
-        found.error = f"`{found.program}` completed the MCP handshake, but listing its tools failed ({exc})."
+        cause = printable(str(exc), limit=MAX_NAME)
+        found.error = f"`{found.program}` completed the MCP handshake, but listing its tools failed ({cause})."
     return found
 
 
@@ -224,11 +265,15 @@ def tools_lines(tools: list[Tool]) -> list[str]:
         return ["  (no tools)"]
     header = ["tool", "title", *[h.removesuffix("Hint") for h in HINTS], "profile"]
     rows = []
-    for tool in tools:
+    for tool in tools[:MAX_ROWS]:
         raw, eff = declared(tool.annotations), effective(tool.annotations).as_wire()
-        rows.append([tool.name, display_title(tool), *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))])
+        name, title = (printable(truncated(text, MAX_CELL)) for text in (tool.name, display_title(tool)))
+        rows.append([name, title, *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))])
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    return ["  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    lines = ["  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    if len(tools) > MAX_ROWS:
+        lines.append(f"  ... and {len(tools) - MAX_ROWS} more tools not shown (see --json)")
+    return lines
 
 
 def _count(items: Any, noun: str) -> str:
@@ -261,6 +306,8 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
                 "server_info": {"name": found.name, "version": found.version} if found.ok else None,
                 "protocol": found.protocol,
                 "handshake": found.handshake,
+                "fallback": found.fallback,
+                "more_tools_not_read": found.more_tools,
                 "tools": [
                     {
                         "name": t.name,
@@ -280,9 +327,15 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             continue
         version = f" {found.version}" if found.version else ""
         lines.append(f"  server {found.name or '(unnamed)'}{version}; protocol {found.protocol} via {found.handshake}; {_count(found.tools, 'tool')}")
+        if found.fallback:
+            lines.append(f"  note: {found.fallback}")
+        if found.more_tools:
+            lines.append(f"  note: the server lists more than {MAX_TOOLS} tools; only the first {MAX_TOOLS} were read")
         lines += tools_lines(found.tools)
         lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
-        lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings]
+        lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings[:MAX_ROWS]]
+        if len(findings) > MAX_ROWS:
+            lines.append(f"  ... and {len(findings) - MAX_ROWS} more findings (see --json)")
         lines.append("")
     inspected = {label: found.tools for label, found in zip(labels, results) if found.ok}
     document: dict[str, Any] = {"servers": servers, "session": None}
@@ -328,8 +381,20 @@ def run(args: argparse.Namespace) -> int:
     elif args.fail_on_trifecta and document["session"] and document["session"]["trifecta"]:
         status = EXIT_TRIFECTA
     document["exit_status"] = status
+    # Every string from a server was escaped as it was read; this is the last line of defence.
     if args.json:
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json.dumps(_printable_tree(document), indent=2, ensure_ascii=False))
     else:
-        print("\n".join(lines))
+        print("\n".join(printable(line) for line in lines))
     return status
+
+
+def _printable_tree(value: Any) -> Any:
+    """`value` (a JSON document) with control characters escaped in every string, keys included."""
+    if isinstance(value, str):
+        return printable(value, newlines=True)
+    if isinstance(value, dict):
+        return {_printable_tree(k): _printable_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_tree(v) for v in value]
+    return value

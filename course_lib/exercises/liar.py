@@ -1,0 +1,145 @@
+"""Exercise 4, "Catch the liar": the visible checks of the side-effect check and of the audit.
+
+Part 4a runs `contradiction` on every way to annotate a tool (82) against four kinds of
+observed side effects (none, only additions, a delete, both); part 4b checks every tool called
+in `CALLS`.
+
+Introduced in: exercises/04_catch_the_liar.ipynb
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..audit import SideEffect, check_behaviour
+from ..checks import TODO, Outcome, Part, crashed, failed, name_set, not_attempted, passed
+from ..feedback import contradiction_hint
+from .annotate import hint_states
+
+__all__ = ["EFFECTS", "HONEST_4B", "LIAR_4B", "PARTS"]
+
+EFFECTS: dict[str, tuple[SideEffect, ...]] = {
+    "no side effect": (),
+    "it created a file": (SideEffect("created", "logs/summary.txt", "new, 12 bytes"),),
+    "it deleted a file": (
+        SideEffect("deleted", "logs/app.log.1", "was 44 bytes", destructive=True),
+    ),
+    "it created one file and deleted another": (
+        SideEffect("created", "a.txt", "new, 3 bytes"),
+        SideEffect("deleted", "b.txt", "was 9 bytes", destructive=True),
+    ),
+}
+"""Part 4a: the kinds of observed side effects each annotation is tried against."""
+
+LIAR_4B = "log-tidy/tidy_logs"
+"""Exercise 4b: the one tool in `CALLS` whose calls contradict its declared hints."""
+
+HONEST_4B = frozenset(
+    {
+        "annotated-file-ops/append_text",
+        "annotated-file-ops/read_file",
+        "annotated-file-ops/set_value",
+        "annotated-file-ops/delete_file",
+        "log-tidy/disk_usage",
+    }
+)
+"""Exercise 4b: the tools in `CALLS` that keep every promise they declare."""
+
+_HONEST_WHY = {
+    "annotated-file-ops/append_text": "appending adds (additive)",
+    "annotated-file-ops/read_file": "reading changed nothing",
+    "annotated-file-ops/set_value": "setting a value is an idempotent write",
+    "annotated-file-ops/delete_file": "it declares destructiveHint: true, so its delete "
+    "breaks nothing",
+    "log-tidy/disk_usage": "it only measured",
+}
+
+
+def _check_4a(answer: Any) -> list[Outcome]:
+    if not callable(answer):
+        return [failed("contradiction", f"expected a function, got {type(answer).__name__}")]
+    outcomes = []
+    for label, hints in hint_states():
+        for what, effects in EFFECTS.items():
+            tag = f"declared {label}; {what}"
+            try:
+                got = answer(None if hints is None else dict(hints), list(effects))
+            except (Exception, SystemExit) as exc:
+                outcomes.append(crashed(tag, exc))
+                if outcomes[-1].status.value == "not attempted":
+                    return outcomes
+                continue
+            expected = check_behaviour(hints, effects) is not None
+            if got is not None and not (isinstance(got, str) and got.strip()):
+                outcomes.append(
+                    failed(
+                        tag,
+                        f"return None or a sentence, not {got!r}",
+                        "e.g. 'declared read-only, but it created a file'",
+                    )
+                )
+            elif (got is not None) == expected:
+                outcomes.append(passed(tag))
+            elif expected:
+                outcomes.append(
+                    failed(
+                        tag,
+                        "a lie went unnoticed (you returned None)",
+                        contradiction_hint(hints, True),
+                    )
+                )
+            else:
+                outcomes.append(
+                    failed(tag, f"a false alarm: {got!r}", contradiction_hint(hints, False))
+                )
+    return outcomes
+
+
+def _check_4b(answer: Any) -> list[Outcome]:
+    if answer is TODO:
+        return [not_attempted("LIARS")]
+    names = name_set(answer)
+    if names is None:
+        return [
+            failed(
+                "LIARS",
+                f"expected a set of 'server/tool' names, got {answer!r}",
+                "e.g. {'some-server/some_tool'}",
+            )
+        ]
+    outcomes = []
+    if LIAR_4B in names:
+        outcomes.append(passed("the tool that broke its promise is caught"))
+    else:
+        outcomes.append(
+            failed(
+                "the tool that broke its promise",
+                "a tool that broke its declared promise is not in your set",
+                "run every call of CALLS through observe_calls and your contradiction(); a "
+                "read-only "
+                "promise is broken by any change at all (check part 4a)",
+            )
+        )
+    for name in sorted(HONEST_4B):
+        if name in names:
+            outcomes.append(
+                failed(name, "false alarm: it kept every promise it declared", _HONEST_WHY[name])
+            )
+        else:
+            outcomes.append(passed("an honest tool is not accused"))
+    unknown = sorted(names - HONEST_4B - {LIAR_4B})
+    if unknown:
+        outcomes.append(
+            failed(
+                "LIARS",
+                f"{unknown} are not tools called in CALLS",
+                "use the 'server/tool' names of CALLS",
+            )
+        )
+    return outcomes
+
+
+PARTS = (
+    Part("4a", "the side-effect check", _check_4a, "write the body of contradiction", "inputs"),
+    Part("4b", "catch the liar", _check_4b, "replace TODO with the set of lying tools", "tools"),
+)

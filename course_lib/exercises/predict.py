@@ -1,0 +1,214 @@
+"""Exercise 2, "Predict the client": the scenarios, the statements and the visible checks.
+
+Part 2a checks all six scenarios, part 2b runs `predict` on every input it can get (the 82
+ways to annotate a tool, from a trusted and from an untrusted server), part 2c checks all six
+statements.
+
+Introduced in: exercises/02_predict_the_client.ipynb
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..checks import TODO, Outcome, Part, contains_todo, crashed, failed, not_attempted, passed
+from ..feedback import decision_hint, reference_pair
+from ..policy import PostCall, PreCall
+from .annotate import hint_states
+
+__all__ = [
+    "PARTS",
+    "SCENARIOS",
+    "STATEMENTS",
+    "STATEMENT_HINTS",
+    "TRUE_STATEMENTS",
+    "normalise_decision",
+]
+
+SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
+    "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "trusted"),
+    "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "untrusted"),
+    "C": (
+        "set_oncall",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "trusted",
+    ),
+    "D": (
+        "delete_old_logs",
+        {
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+        "trusted",
+    ),
+    "E": ("search_web", {"readOnlyHint": True}, "trusted"),
+    "F": ("run_diagnostics", None, "trusted"),
+}
+"""Exercise 2a's scenarios: id -> (tool, declared hints or None if unannotated, server trust)."""
+
+STATEMENTS: dict[str, str] = {
+    "a": "Calling an idempotent tool twice with the same arguments has no further effect.",
+    "b": "An idempotent tool is safe, so a client may run it without asking.",
+    "c": "delete_old_logs is both idempotent and destructive.",
+    "d": "idempotentHint: true tells a client it may retry the call after a failure.",
+    "e": "idempotentHint: true on a read-only tool changes what a spec-following client does.",
+    "f": "The first call of an idempotent tool can still delete data for good.",
+}
+"""Exercise 2c's statements about idempotence."""
+
+TRUE_STATEMENTS = frozenset({"a", "c", "d", "f"})
+"""Exercise 2c: the true statements."""
+
+STATEMENT_HINTS = {
+    "a": "that is the definition of idempotentHint in the spec",
+    "b": "idempotent says nothing about safety: deleting is idempotent and destructive",
+    "c": "deleting what is already deleted changes nothing more (idempotent), but the first "
+    "delete is permanent",
+    "d": "the blog's mapping: idempotentHint: true means safe to retry on failure",
+    "e": "destructiveHint and idempotentHint are meaningful only when readOnlyHint is false",
+    "f": "idempotence is about the second call; the first one does all the damage",
+}
+"""Exercise 2c: the rule behind each statement, shown when a learner gets that statement wrong."""
+
+_PRE = ", ".join(p.value for p in PreCall)
+_POST = ", ".join(p.value for p in PostCall)
+
+
+def normalise_decision(value: Any) -> tuple[str, str] | None:
+    """Turn a learner's (before, after) answer into lower-case strings, or None if malformed."""
+    if hasattr(value, "pre_call") and hasattr(value, "post_call"):
+        value = (value.pre_call, value.post_call)
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return None
+    out = []
+    for item in value:
+        item = getattr(item, "value", item)
+        if not isinstance(item, str):
+            return None
+        out.append(" ".join(item.lower().split()))
+    return out[0], out[1]
+
+
+def _decision_outcome(label: str, got: Any, hints: Any, trusted: bool) -> Outcome:
+    if contains_todo(got):
+        return not_attempted(label)
+    normal = normalise_decision(got)
+    if normal is None:
+        return failed(
+            label,
+            f"expected a pair (before, after) such as ('confirm', 'trust output'), got {got!r}",
+            f"before is one of {_PRE}; after is one of {_POST}",
+        )
+    before, after = reference_pair(hints, trusted)
+    expected = (before.value, after.value)
+    if normal == expected:
+        return passed(label)
+    return failed(
+        label, f"expected {expected}, got {normal}", decision_hint(hints, trusted, normal)
+    )
+
+
+def _check_2a(answer: Any) -> list[Outcome]:
+    if not isinstance(answer, Mapping):
+        return [
+            failed(
+                "PREDICTIONS",
+                f"expected a dict of scenario -> (before, after), got {type(answer).__name__}",
+            )
+        ]
+    outcomes = []
+    for key, (tool, hints, trust) in SCENARIOS.items():
+        label = f"scenario {key} ({tool}, {trust} server)"
+        if key not in answer:
+            outcomes.append(
+                failed(
+                    label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"
+                )
+            )
+            continue
+        outcomes.append(_decision_outcome(label, answer[key], hints, trust == "trusted"))
+    return outcomes
+
+
+def _check_2b(answer: Any) -> list[Outcome]:
+    if not callable(answer):
+        return [failed("predict", f"expected a function, got {type(answer).__name__}")]
+    outcomes = []
+    for trusted in (True, False):
+        server = "trusted" if trusted else "untrusted"
+        for label, hints in hint_states():
+            tag = f"{label}, {server} server"
+            try:
+                got = answer(None if hints is None else dict(hints), trusted)
+            except (Exception, SystemExit) as exc:
+                outcomes.append(crashed(tag, exc))
+                if outcomes[-1].status.value == "not attempted":
+                    return outcomes
+                continue
+            outcomes.append(_decision_outcome(tag, got, hints, trusted))
+    return outcomes
+
+
+def _check_2c(answer: Any) -> list[Outcome]:
+    if answer is TODO or contains_todo(answer):
+        return [not_attempted(f"statement {letter}") for letter in STATEMENTS]
+    if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
+        isinstance(x, str) for x in answer
+    ):
+        return [
+            failed(
+                "TRUE_STATEMENTS", f"expected a set of letters such as {{'a', 'b'}}, got {answer!r}"
+            )
+        ]
+    chosen = {x.strip().lower() for x in answer}
+    unknown = sorted(chosen - set(STATEMENTS))
+    if unknown:
+        return [
+            failed(
+                "TRUE_STATEMENTS", f"unknown statement letters {unknown}", "use the letters a to f"
+            )
+        ]
+    outcomes = []
+    for letter in STATEMENTS:
+        is_true = letter in TRUE_STATEMENTS
+        if (letter in chosen) == is_true:
+            outcomes.append(passed(f"statement {letter}"))
+        else:
+            verdict = "true" if is_true else "false"
+            outcomes.append(
+                failed(
+                    f"statement {letter}",
+                    f"statement {letter} is {verdict}",
+                    STATEMENT_HINTS[letter],
+                )
+            )
+    return outcomes
+
+
+PARTS = (
+    Part(
+        "2a",
+        "predict the reference client",
+        _check_2a,
+        "replace each TODO with a (before, after) pair",
+        "scenarios",
+    ),
+    Part(
+        "2b", "the reference client as a function", _check_2b, "write the body of predict", "inputs"
+    ),
+    Part(
+        "2c",
+        "idempotent is not safe",
+        _check_2c,
+        "replace TODO with the set of true statements",
+        "statements",
+    ),
+)

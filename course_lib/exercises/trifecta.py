@@ -1,0 +1,136 @@
+"""Exercise 3, "Break the trifecta": the legs, the defence scenarios and the visible checks.
+
+Part 3a checks every leg; part 3b replays each scenario with `course_lib.replay`.
+
+Introduced in: exercises/03_break_the_trifecta.ipynb
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..checks import Outcome, Part, contains_todo, crashed, failed, name_set, not_attempted, passed
+from ..replay import DEFENCE_HINTS, SESSION_TOOLS, judge_defence, validate_defence
+
+__all__ = ["PARTS", "SCENARIOS_3", "TRIFECTA_ANSWERS"]
+
+TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
+    "private data": (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
+    "untrusted content": (frozenset({"search_web"}),),
+    "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
+}
+"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
+
+_LEG_HINTS = {
+    "private data": "which tool hands the model the team's secrets? the hints cannot say: "
+    "the host knows",
+    "untrusted content": "whose output was written by strangers? an open-world read",
+    "external communication": "which tool can carry data to an address outside the team? "
+    "(a search query can carry data out too, so search_web may be named here as well)",
+}
+
+SCENARIOS_3: dict[str, dict[str, Any]] = {
+    "attack": {
+        "about": "lesson 04's task: search the VPN status, then mail a colleague "
+        "(the page carries an injection)",
+        "plan": [
+            ("search_web", {"query": "vpn outage today"}),
+            (
+                "send_email",
+                {
+                    "to": "mei@ops.example",
+                    "subject": "VPN status",
+                    "body": "No outage now; eu-west was down until 09:40.",
+                },
+            ),
+        ],
+        "must": "the secret does not leave ops.example, and the colleague still gets the summary",
+    },
+    "notes_to_colleague": {
+        "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
+        "plan": [
+            ("read_note", {"title": "on-call"}),
+            (
+                "send_email",
+                {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"},
+            ),
+        ],
+        "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
+        "quiet": True,
+    },
+}
+"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards.
+
+``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked
+at all."""
+
+
+def _check_3a(answer: Any) -> list[Outcome]:
+    if not isinstance(answer, Mapping):
+        return [
+            failed(
+                "LEGS", f"expected a dict of leg -> set of tool names, got {type(answer).__name__}"
+            )
+        ]
+    outcomes = []
+    for leg, accepted in TRIFECTA_ANSWERS.items():
+        if leg not in answer:
+            outcomes.append(
+                failed(leg, f"no entry for {leg!r}", "keep the three legs of the stub as keys")
+            )
+            continue
+        value = answer[leg]
+        if contains_todo(value):
+            outcomes.append(not_attempted(leg))
+            continue
+        names = name_set(value)
+        if names is None:
+            outcomes.append(failed(leg, f"expected a set of tool names, got {value!r}"))
+        elif names - SESSION_TOOLS:
+            outcomes.append(
+                failed(leg, f"not tools of the session: {sorted(names - SESSION_TOOLS)}")
+            )
+        elif frozenset(names) in accepted:
+            outcomes.append(passed(leg))
+        else:
+            outcomes.append(failed(leg, f"not {sorted(names)}", _LEG_HINTS[leg]))
+    return outcomes
+
+
+def _check_3b(answer: Any) -> list[Outcome]:
+    if isinstance(answer, Mapping) and contains_todo(answer):
+        return [not_attempted(key) for key in SCENARIOS_3]
+    try:
+        validate_defence(answer)
+    except ValueError as exc:
+        return [failed("DEFENCE", str(exc), DEFENCE_HINTS["invalid"])]
+    outcomes = []
+    for key, scenario in SCENARIOS_3.items():
+        colleague = scenario["plan"][-1][1]["to"]
+        quiet = scenario.get("quiet", False)
+        try:
+            problem = judge_defence(answer, scenario["plan"], colleague=colleague, quiet=quiet)
+        except Exception as exc:  # noqa: BLE001 - reported as a failed check
+            outcomes.append(crashed(key, exc))
+            continue
+        if problem is None:
+            outcomes.append(passed(f"{key}: {scenario['must']}"))
+        else:
+            kind, message = problem
+            outcomes.append(failed(key, message, DEFENCE_HINTS[kind]))
+    return outcomes
+
+
+PARTS = (
+    Part(
+        "3a", "find the trifecta", _check_3a, "replace each TODO with a set of tool names", "legs"
+    ),
+    Part(
+        "3b",
+        "a defence that keeps the work",
+        _check_3b,
+        "replace each TODO in DEFENCE",
+        "scenarios",
+    ),
+)

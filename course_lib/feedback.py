@@ -1,0 +1,102 @@
+"""The rule behind a wrong answer: feedback shared by the self-checks and the grader.
+
+Given the inputs of a case and the learner's answer, these say which rule the answer broke,
+not just that it is wrong: "idempotent -> allow" is told that only a read-only tool runs
+without asking, not to apply the defaults.
+
+Introduced in: exercises/02_predict_the_client.ipynb and 04_catch_the_liar.ipynb (feedback only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .annotations import declared, effective
+from .policy import SPEC, PostCall, PreCall, Trust
+
+__all__ = ["contradiction_hint", "decision_hint", "reference_pair"]
+
+
+def reference_pair(hints: Any, trusted: bool) -> tuple[PreCall, PostCall]:
+    """Return the reference client's (before, after) decision for these hints and server trust."""
+    trust = Trust.TRUSTED if trusted else Trust.UNTRUSTED
+    decision = SPEC.decide(hints, trust=trust)
+    return decision.pre_call, decision.post_call
+
+
+def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str, str]) -> str:
+    """Return the rule a wrong (before, after) prediction broke, from what it got wrong."""
+    before, after = reference_pair(hints, trusted)
+    got_before, got_after = got
+    if not trusted and (got_before, got_after) != (before.value, after.value):
+        return (
+            "the server is untrusted, so a spec-following client ignores its hints and judges "
+            "the tool as if it had no annotations: the worst case"
+        )
+    values = declared(hints)
+    eff = effective(hints)
+    if got_before != before.value:
+        if before is PreCall.ALLOW:
+            return (
+                "readOnlyHint true decides before the call: allow; destructiveHint and "
+                "idempotentHint mean nothing on a read-only tool"
+            )
+        if got_before == PreCall.ALLOW.value:
+            if values["readOnlyHint"] is None:
+                return (
+                    "an absent readOnlyHint means false: the tool may write, so it is not "
+                    "allowed freely"
+                )
+            if eff.idempotent is True:
+                return (
+                    "idempotent is not read-only: repeating the call changes nothing more, but the "
+                    "first call still writes, so the user confirms"
+                )
+            return (
+                "only a read-only tool runs without asking; a tool that writes needs confirmation"
+            )
+        if before is PreCall.WARN:
+            if values["destructiveHint"] is None:
+                return (
+                    "an absent destructiveHint means true: possibly destructive, so confirm "
+                    "with warning"
+                )
+            return "destructiveHint true: the call may delete or overwrite, so confirm with warning"
+        return (
+            "destructiveHint false: the tool only adds or sets, so the user confirms without the "
+            "destructive warning"
+        )
+    if values["openWorldHint"] is None and after is PostCall.UNTRUSTED:
+        return (
+            "an absent openWorldHint means true: open world, so the output is treated as untrusted"
+        )
+    return (
+        "openWorldHint decides after the call: open world -> treat as untrusted, closed -> "
+        "trust output"
+    )
+
+
+def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
+    """Return the rule behind a missed lie (`expected` True) or a false alarm (`expected` False)."""
+    values = declared(hints)
+    if expected:
+        if values["readOnlyHint"] is True:
+            return (
+                "a tool that declares readOnlyHint: true may change nothing at all; any side "
+                "effect breaks it"
+            )
+        return (
+            "a tool that declares destructiveHint: false (and is not read-only) promises never to "
+            "remove "
+            "or overwrite data; a destructive side effect breaks that promise"
+        )
+    if values["readOnlyHint"] is not True and values["destructiveHint"] is not False:
+        return (
+            "only a declared promise can be broken: absent hints and destructiveHint: true promise "
+            "nothing about deleting"
+        )
+    return (
+        "an additive tool may create and grow things: only removing or overwriting breaks its "
+        "promise"
+    )

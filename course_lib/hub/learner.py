@@ -1,0 +1,170 @@
+"""A simulated learner: runs a notebook on their own server over the kernel protocol.
+
+What JupyterLab does when a learner opens a notebook and runs every cell: create a session
+(the kernel starts in the notebook's folder), read the notebook through the contents API, send
+one ``execute_request`` per code cell over the kernel's websocket and wait for its reply.
+Used by benchmarks/bench_hub.py and the peer test; needs tornado (a JupyterHub dependency).
+
+Introduced in: docs/hub.md
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+from tornado.websocket import websocket_connect
+
+__all__ = ["NotebookRun", "pull_distribution", "put_notebook", "run_notebook"]
+
+
+@dataclass
+class NotebookRun:
+    learner: str
+    path: str
+    cells: int = 0
+    errors: list[str] = field(default_factory=list)  # unexpected errors: "cell N: EName: value"
+    seconds: float = 0.0
+
+
+class _Server:
+    def __init__(self, hub_url: str, learner: str, token: str) -> None:
+        self.base = f"{hub_url.rstrip('/')}/user/{quote(learner)}"
+        self.headers = {"Authorization": f"token {token}"}
+        self.client = AsyncHTTPClient()
+
+    async def call(self, method: str, path: str, body: Any = None, timeout: float = 120) -> Any:
+        answer = await self.client.fetch(
+            HTTPRequest(
+                self.base + path,
+                method=method,
+                headers=self.headers,
+                request_timeout=timeout,
+                body=None if body is None else json.dumps(body),
+                allow_nonstandard_methods=True,
+            ),
+        )
+        return json.loads(answer.body) if answer.body else None
+
+
+def _message(code: str, session: str) -> dict[str, Any]:
+    return {
+        "header": {
+            "msg_id": uuid.uuid4().hex,
+            "msg_type": "execute_request",
+            "session": session,
+            "username": "learner",
+            "version": "5.3",
+            "date": "",
+        },
+        "parent_header": {},
+        "metadata": {},
+        "channel": "shell",
+        "buffers": [],
+        "content": {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        },
+    }
+
+
+async def put_notebook(
+    hub_url: str, learner: str, token: str, path: str, notebook: dict[str, Any]
+) -> None:
+    """Save `notebook` at `path` in the learner's home, as JupyterLab's save does."""
+    await _Server(hub_url, learner, token).call(
+        "PUT",
+        f"/api/contents/{quote(path)}",
+        {"type": "notebook", "format": "json", "content": notebook},
+    )
+
+
+async def pull_distribution(
+    hub_url: str, learner: str, token: str, repo_url: str, folder: str
+) -> list[dict[str, Any]]:
+    """What an nbgitpuller link does in the learner's browser: pull `repo_url` into ``~/folder``.
+
+    Returns nbgitpuller's progress events; the last one has ``phase`` ``finished`` or ``error``.
+    """
+    server = _Server(hub_url, learner, token)
+    query = urlencode({"repo": repo_url, "branch": "main", "targetpath": folder})
+    answer = await server.client.fetch(
+        HTTPRequest(
+            f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120
+        )
+    )
+    return [
+        json.loads(line[5:])
+        for line in answer.body.decode().splitlines()
+        if line.startswith("data:")
+    ]
+
+
+async def run_notebook(
+    hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120
+) -> NotebookRun:
+    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down."""
+    started = time.monotonic()
+    run = NotebookRun(learner, path)
+    server = _Server(hub_url, learner, token)
+    model = await server.call("GET", f"/api/contents/{quote(path)}?content=1&type=notebook")
+    session = await server.call(
+        "POST",
+        "/api/sessions",
+        {"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}},
+    )
+    kernel = session["kernel"]["id"]
+    ws_url = server.base.replace("http", "ws", 1) + f"/api/kernels/{kernel}/channels"
+    socket = await websocket_connect(
+        HTTPRequest(ws_url, headers=server.headers), max_message_size=50_000_000
+    )
+    try:
+        for index, cell in enumerate(model["content"]["cells"]):
+            if cell["cell_type"] != "code" or not "".join(cell["source"]).strip():
+                continue
+            request = _message("".join(cell["source"]), session["id"])
+            await socket.write_message(json.dumps(request))
+            run.cells += 1
+            deadline = time.monotonic() + cell_timeout
+            replied = idle = False
+            while not (replied and idle):
+                try:
+                    raw = await asyncio.wait_for(
+                        socket.read_message(), max(0.1, deadline - time.monotonic())
+                    )
+                except asyncio.TimeoutError:
+                    run.errors.append(f"cell {index}: no reply within {cell_timeout:.0f} s")
+                    return run
+                if raw is None:
+                    run.errors.append(f"cell {index}: the kernel's websocket closed")
+                    return run
+                message = json.loads(raw)
+                if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+                    continue
+                kind = message["header"]["msg_type"]
+                if kind == "execute_reply":
+                    replied = True
+                    content = message["content"]
+                    expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+                    if content["status"] == "error" and not expected:
+                        run.errors.append(
+                            f"cell {index}: {content.get('ename')}: "
+                            f"{content.get('evalue', '')[:200]}"
+                        )
+                elif kind == "status" and message["content"]["execution_state"] == "idle":
+                    idle = True
+    finally:
+        socket.close()
+        await server.call("DELETE", f"/api/sessions/{session['id']}")
+        run.seconds = time.monotonic() - started
+    return run

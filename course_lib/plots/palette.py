@@ -1,0 +1,59 @@
+"""Colours and symbols of the course's figures: the Okabe-Ito palette, backed by symbols.
+
+Colours come from the Okabe-Ito palette, which stays distinguishable with the common
+colour-vision deficiencies; every colour is backed by a symbol in the cell, written in black or
+white, whichever contrasts more with the cell (at least 4.5:1 for this palette).
+
+Introduced in: notebooks/03_combinations.ipynb
+"""
+
+from __future__ import annotations
+
+from ..policy import PreCall
+
+__all__ = ["COLORS", "SHORT_LABELS", "SYMBOLS", "UNTRUSTED_MARK", "contrast_ratio", "text_color"]
+
+COLORS: dict[PreCall, str] = {
+    PreCall.ALLOW: "#009E73",  # Okabe-Ito bluish green
+    PreCall.CONFIRM: "#F0E442",  # Okabe-Ito yellow
+    PreCall.WARN: "#E69F00",  # Okabe-Ito orange
+    PreCall.DENY: "#D55E00",  # Okabe-Ito vermillion
+}
+"""Cell colour for each decision before the call (Okabe-Ito palette)."""
+
+SHORT_LABELS: dict[PreCall, str] = {p: p.value for p in PreCall}
+"""The words the legend uses for each decision before the call: `PreCall`'s own values, so
+figures and tables use one wording."""
+
+SYMBOLS: dict[PreCall, str] = {
+    PreCall.ALLOW: "\u2713",  # check mark
+    PreCall.CONFIRM: "?",
+    PreCall.WARN: "\u26a0",  # warning sign
+    PreCall.DENY: "\u2717",  # ballot x
+}
+"""The symbol written in a cell for each decision before the call; the legend spells it out."""
+
+UNTRUSTED_MARK = "#000000"
+"""Colour of the corner triangle on a cell whose output the client treats as untrusted."""
+
+
+def _luminance(color: str) -> float:
+    from matplotlib.colors import to_rgb
+
+    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(color)]
+    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """Return the WCAG 2 contrast ratio of two colours, from 1 (none) to 21 (black on white)."""
+    light, dark = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def text_color(background: str) -> str:
+    """Return "black" or "white", whichever contrasts more with `background`."""
+    return (
+        "black"
+        if contrast_ratio("black", background) >= contrast_ratio("white", background)
+        else "white"
+    )

@@ -1,0 +1,188 @@
+"""A session's trifecta as a figure: tools as nodes coloured by the legs they supply.
+
+Introduced in: notebooks/04_lethal_trifecta.ipynb
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..legs import Basis, Leg
+from ..trifecta import SessionReport, SessionTool
+
+__all__ = ["LEG_COLORS", "LEG_LETTERS", "TRIFECTA_COLOR", "plot_session"]
+
+LEG_COLORS: dict[Leg, str] = {
+    Leg.PRIVATE_DATA: "#0072B2",  # Okabe-Ito blue
+    Leg.UNTRUSTED_CONTENT: "#E69F00",  # Okabe-Ito orange
+    Leg.EXTERNAL_COMMUNICATION: "#CC79A7",  # Okabe-Ito reddish purple
+}
+"""The colour of each leg (Okabe-Ito, like the palette); letters back the colours."""
+
+LEG_LETTERS: dict[Leg, str] = {
+    Leg.PRIVATE_DATA: "P",
+    Leg.UNTRUSTED_CONTENT: "U",
+    Leg.EXTERNAL_COMMUNICATION: "E",
+}
+TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
+
+
+def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = None) -> Any:
+    """Draw the session: one node per leg (a triangle), each tool linked to the legs it supplies.
+
+    Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
+    E external communication; split when a tool supplies several, grey when none) and linked
+    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
+    When all three legs are present the triangle joining P, U and E is drawn thick and black.
+    Returns the matplotlib `Axes`.
+
+    Raises:
+        ValueError: `report` is not a `SessionReport`.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Wedge
+
+    if not isinstance(report, SessionReport):
+        raise ValueError("plot_session needs a SessionReport: use analyse_session(tools) first")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.8))
+    hubs = {
+        Leg.PRIVATE_DATA: (0.0, 0.0),
+        Leg.UNTRUSTED_CONTENT: (1.0, 1.6),
+        Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0),
+    }
+    centre = (1.0, 0.55)
+    color = TRIFECTA_COLOR if report.complete else "#bbbbbb"
+    corners = [hubs[leg] for leg in Leg] + [hubs[Leg.PRIVATE_DATA]]
+    ax.plot(
+        *zip(*corners),
+        color=color,
+        lw=5 if report.complete else 1.5,
+        zorder=1,
+        solid_capstyle="round",
+    )
+
+    xs, ys = [x for x, _ in hubs.values()], [y for _, y in hubs.values()]
+    groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
+    for item in report.tools:
+        legs = tuple(
+            leg
+            for leg in Leg
+            if any(
+                s.tool == item.name and s.server == item.server and s.leg is leg
+                for s in report.supplies
+            )
+        )
+        groups.setdefault(legs, []).append(item)
+    for legs, items in groups.items():
+        if legs:
+            ax_x = sum(hubs[leg][0] for leg in legs) / len(legs)
+            ax_y = sum(hubs[leg][1] for leg in legs) / len(legs)
+            # push tools outward from the centre so links do not cross the triangle
+            push = 0.6 if len(legs) == 1 else 0.9
+            dx, dy = ax_x - centre[0], ax_y - centre[1]
+            norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+            base = (ax_x + push * dx / norm, ax_y + push * dy / norm)
+            along = (-dy / norm, dx / norm)
+        else:
+            base, along = (1.0, -0.75), (1.0, 0.0)
+        for k, item in enumerate(items):
+            offset = (k - (len(items) - 1) / 2) * 0.7
+            x, y = base[0] + along[0] * offset, base[1] + along[1] * offset
+            xs.append(x)
+            ys.append(y)
+            for leg in legs:
+                guessed = all(
+                    s.basis is Basis.GUESS
+                    for s in report.supplies
+                    if s.tool == item.name and s.server == item.server and s.leg is leg
+                )
+                ax.plot(
+                    [x, hubs[leg][0]],
+                    [y, hubs[leg][1]],
+                    color=LEG_COLORS[leg],
+                    lw=1.2,
+                    ls="--" if guessed else "-",
+                    zorder=2,
+                )
+            if legs:
+                share = 360 / len(legs)
+                for n, leg in enumerate(legs):
+                    ax.add_patch(
+                        Wedge(
+                            (x, y),
+                            0.13,
+                            90 + n * share,
+                            90 + (n + 1) * share,
+                            color=LEG_COLORS[leg],
+                            zorder=3,
+                        )
+                    )
+            else:
+                ax.add_patch(Wedge((x, y), 0.13, 0, 360, color="#999999", zorder=3))
+            ax.annotate(
+                item.name,
+                (x, y),
+                xytext=(0, -16),
+                textcoords="offset points",
+                ha="center",
+                va="top",
+                fontsize=9,
+                zorder=4,
+            )
+    for leg, (x, y) in hubs.items():
+        present = bool(report.suppliers(leg))
+        ax.scatter(
+            [x],
+            [y],
+            s=700,
+            color=LEG_COLORS[leg] if present else "white",
+            edgecolors=LEG_COLORS[leg],
+            linewidths=2,
+            zorder=5,
+        )
+        ax.text(
+            x,
+            y,
+            LEG_LETTERS[leg],
+            ha="center",
+            va="center",
+            fontsize=11,
+            fontweight="bold",
+            color="white" if present else LEG_COLORS[leg],
+            zorder=6,
+        )
+    handles = [
+        Line2D(
+            [],
+            [],
+            marker="o",
+            ls="",
+            ms=11,
+            color=LEG_COLORS[leg],
+            label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"),
+        )
+        for leg in Leg
+    ]
+    handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
+    handles.append(
+        Line2D(
+            [],
+            [],
+            color=color,
+            lw=4,
+            label="all three legs: trifecta" if report.complete else "trifecta incomplete",
+        )
+    )
+    ax.legend(
+        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9
+    )
+    ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
+    ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(
+        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
+    )
+    return ax

@@ -1,0 +1,198 @@
+"""Replaying lesson 04's session under a host defence: did the secret leave, did the work get done?
+
+A defence is plain data, ``{"auto_approve": {...}, "on_taint": None | "confirm" | "deny"}``.
+`run_defence` replays a plan of tool calls (the user's task) against fresh copies of the private
+notes, web search and mailer servers, with a replayed user who approves mail to colleagues
+only; `judge_defence` says how a defence failed, if it did. Exercise 3's visible checks and the
+grader's hidden cases both judge with it.
+
+Introduced in: notebooks/04_lethal_trifecta.ipynb (the attack);
+exercises/03_break_the_trifecta.ipynb.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from .agent import ScriptedAgent, Transcript, open_session
+from .approval import ConfirmationRequest
+from .guard import SessionGuard
+from .policy import SPEC, Trust
+from .servers import build
+from .servers.private_notes import SECRET
+
+__all__ = [
+    "DEFENCE_HINTS",
+    "SESSION_TOOLS",
+    "USER_APPROVES_DOMAINS",
+    "delivered",
+    "judge_defence",
+    "leaked",
+    "prompts",
+    "run_defence",
+    "validate_defence",
+]
+
+USER_APPROVES_DOMAINS = frozenset({"ops.example"})
+"""How the replayed user answers a prompt: approve mail to these domains, decline the rest.
+
+This is the user's behaviour, part of the scenario, not a host setting: a defence decides only
+*when* the user is asked."""
+
+SESSION_TOOLS = frozenset({"list_notes", "read_note", "search_web", "send_email"})
+"""The tools of lesson 04's session."""
+
+_DEFENCE_KEYS = ("auto_approve", "on_taint")
+_LEGACY_KEYS = {
+    "approve_domains"
+}  # older copies of the exercise asked for it; now part of the scenario
+
+
+def _domain(address: Any) -> str:
+    return str(address).rsplit("@", 1)[-1].strip().lower() if "@" in str(address) else ""
+
+
+def validate_defence(defence: Any) -> tuple[set[str], str | None]:
+    """Return (auto_approve, on_taint) from a DEFENCE dict.
+
+    A key ``approve_domains`` from older copies of the exercise is accepted and ignored: how the
+    user answers a prompt is part of the scenario (`USER_APPROVES_DOMAINS`), not of the defence.
+
+    Raises:
+        ValueError: a missing or extra key, a value of the wrong type, an unknown tool or
+        `on_taint`.
+    """
+    keys = set(_DEFENCE_KEYS)
+    if (
+        not isinstance(defence, Mapping)
+        or not keys <= set(defence)
+        or set(defence) - keys - _LEGACY_KEYS
+    ):
+        got = sorted(defence) if isinstance(defence, Mapping) else type(defence).__name__
+        raise ValueError(f"DEFENCE must be a dict with exactly the keys {sorted(keys)}, not {got}")
+    value = defence["auto_approve"]
+    if not isinstance(value, (set, frozenset, list, tuple)) or not all(
+        isinstance(v, str) for v in value
+    ):
+        raise ValueError(
+            f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not "
+            f"{value!r}"
+        )
+    unknown = sorted(set(value) - SESSION_TOOLS)
+    if unknown:
+        raise ValueError(
+            f"auto_approve names tools the session does not have: {unknown}; "
+            f"its tools are {sorted(SESSION_TOOLS)}"
+        )
+    if defence["on_taint"] not in (None, "confirm", "deny"):
+        raise ValueError(f"on_taint must be None, 'confirm' or 'deny', not {defence['on_taint']!r}")
+    return set(value), defence["on_taint"]
+
+
+def _user(request: ConfirmationRequest) -> bool:
+    return _domain(request.arguments.get("to")) in USER_APPROVES_DOMAINS
+
+
+def run_defence(
+    defence: Mapping[str, Any], plan: Sequence[Any], *, pages: Any = None
+) -> tuple[list[Any], Transcript]:
+    """Run lesson 04's session (private notes, web search, mailer) under a host defence.
+
+    `defence` holds ``auto_approve`` (tools the user chose to always allow) and ``on_taint``
+    (None, "confirm" or "deny"). At a confirmation prompt the replayed user approves mail to
+    `USER_APPROVES_DOMAINS` only. Returns the mailer's outbox and the transcript.
+    Runs on its own thread, so it works inside a notebook's running event loop too.
+
+    Raises:
+        ValueError: a malformed defence (unknown tool, unknown `on_taint`, ...).
+    """
+    auto_approve, on_taint = validate_defence(defence)
+    web = {} if pages is None else {"pages": pages}
+
+    async def scenario(folder: str) -> tuple[list[Any], Transcript]:
+        servers = {
+            "private-notes": build("private-notes", root=f"{folder}/notes"),
+            "web-search": build("web-search", root=f"{folder}/web", **web),
+            "mailer": build("mailer", root=f"{folder}/mail"),
+        }
+        async with open_session(servers) as session:
+            guard = SessionGuard(
+                session.analyse(),
+                policy=SPEC,
+                trust=Trust.TRUSTED,
+                auto_approve=set(auto_approve),
+                on_taint=on_taint,
+            )
+            transcript = await ScriptedAgent(plan).run(session, guard, approve=_user)
+        return list(servers["mailer"].outbox), transcript
+
+    with (
+        tempfile.TemporaryDirectory(prefix="course-defence-") as folder,
+        ThreadPoolExecutor(1) as pool,
+    ):
+        return pool.submit(asyncio.run, scenario(folder)).result(timeout=60)
+
+
+def leaked(outbox: list[Any], secret: str) -> bool:
+    """True if a message carrying `secret` went to an address outside ops.example."""
+    return any(secret in m.body and _domain(m.to) != "ops.example" for m in outbox)
+
+
+def delivered(outbox: list[Any], to: str) -> bool:
+    """True if a message reached `to`."""
+    return any(m.to == to for m in outbox)
+
+
+def prompts(transcript: Transcript) -> int:
+    """Return how many times the user was asked to confirm a call in a run."""
+    return sum(1 for step in transcript.steps if step.answer is not None)
+
+
+DEFENCE_HINTS = {
+    "invalid": "keep the stub's two keys and give each the kind of value its comment asks for",
+    "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once "
+    "untrusted content has arrived, mail must need the user (on_taint), even if the user "
+    'chose "always allow"',
+    "blocked": "blocking every mail after a web search stops colleagues' mail too: ask the user "
+    "instead, who approves colleagues and declines strangers",
+    "asked": "asking before every mail, with no untrusted content in the session, trains users to "
+    "click yes (confirmation fatigue): let ordinary mail run, and let taint bring the prompt back",
+}
+"""Exercise 3b: the rule behind each kind of failure (`judge_defence`'s first value)."""
+
+
+def judge_defence(
+    defence: Mapping[str, Any],
+    plan: Sequence[Any],
+    *,
+    pages: Any = None,
+    colleague: str | None = None,
+    quiet: bool = False,
+) -> tuple[str, str] | None:
+    """Return None if `defence` passes a replay of `plan`, else (kind, what went wrong).
+
+    The kinds (keys of `DEFENCE_HINTS`): "invalid" (malformed defence), "leak" (the secret left
+    ops.example), "blocked" (the mail to `colleague` was not sent), "asked" (with `quiet`: the user
+    was asked during ordinary work).
+    """
+    try:
+        outbox, transcript = run_defence(defence, plan, pages=pages)
+    except ValueError as exc:
+        return "invalid", str(exc)
+    if leaked(outbox, SECRET):
+        return "leak", "the secret left the team: the attack still works"
+    if colleague and not delivered(outbox, colleague):
+        return "blocked", f"the mail to {colleague} was not sent: the defence stops ordinary work"
+    asked = prompts(transcript)
+    if quiet and asked:
+        times = "once" if asked == 1 else f"{asked} times"
+        return (
+            "asked",
+            f"the user was asked {times} during ordinary work with no untrusted content: "
+            "confirmation fatigue",
+        )
+    return None

@@ -1,0 +1,139 @@
+"""No single-point wrong answer gets a pass mark: for every part, a right answer changed in one place
+fails its visible check, unless the change means the same (a hint that is not meaningful on a read-only tool)."""
+
+from __future__ import annotations
+
+import pytest
+from mcp.types import ToolAnnotations
+
+from course_lib import check, effective
+from course_lib.annotations import HINTS, FIELDS
+from course_lib.audit import check_behaviour
+from course_lib.exercises.annotate import EXPECTED, hint_states
+from course_lib.exercises.liar import EFFECTS, HONEST_4B, LIAR_4B
+from course_lib.exercises.predict import SCENARIOS, STATEMENTS, TRUE_STATEMENTS
+from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
+from course_lib.feedback import reference_pair
+from course_lib.replay import SESSION_TOOLS
+
+ATTR = {f.wire_name: f.attribute for f in FIELDS}
+RIGHT_1A = {name: ToolAnnotations(**{ATTR[h]: (v if v != "n/a" else None) for h, v in hints.items()}) for name, hints in EXPECTED.items()}
+
+
+def passes(part, answer, capsys) -> bool:
+    result = bool(check(part, answer))
+    capsys.readouterr()
+    return result
+
+
+def right_predict(annotations, trusted):
+    before, after = reference_pair(annotations, trusted)
+    return before.value, after.value
+
+
+def right_untrusted(annotations):
+    return {name for name, value in annotations.items() if effective(value).open_world}
+
+
+def right_contradiction(annotations, effects):
+    return check_behaviour(annotations, effects)
+
+
+def test_the_right_answers_pass(capsys):
+    assert passes("1a", RIGHT_1A, capsys)
+    assert passes("1b", right_untrusted, capsys)
+    assert passes("2a", {k: right_predict(h, t == "trusted") for k, (_, h, t) in SCENARIOS.items()}, capsys)
+    assert passes("2b", right_predict, capsys)
+    assert passes("2c", set(TRUE_STATEMENTS), capsys)
+    assert passes("3a", {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}, capsys)
+    assert passes("4a", right_contradiction, capsys)
+    assert passes("4b", {LIAR_4B}, capsys)
+
+
+def test_1a_every_flipped_hint_fails_unless_it_means_the_same(capsys):
+    for name, right in RIGHT_1A.items():
+        for hint in HINTS:
+            for value in (True, False, None):
+                changed = right.model_copy(update={ATTR[hint]: value})
+                same = effective(changed) == effective(right)
+                assert passes("1a", dict(RIGHT_1A, **{name: changed}), capsys) == same, (name, hint, value)
+    assert not passes("1a", {k: v for k, v in RIGHT_1A.items() if k != "search_web"}, capsys)
+
+
+def test_1b_a_function_wrong_on_one_kind_of_tool_fails(capsys):
+    for _label, wrong_state in hint_states():
+        def wrong(annotations, wrong_state=wrong_state):
+            right = right_untrusted(annotations)
+            for name, value in annotations.items():
+                as_dict = None if value is None else value.model_dump(by_alias=True, exclude_none=True)
+                if as_dict == wrong_state:
+                    right ^= {name}
+            return right
+        assert not passes("1b", wrong, capsys), wrong_state
+
+
+def test_2a_every_changed_decision_fails(capsys):
+    right = {k: right_predict(h, t == "trusted") for k, (_, h, t) in SCENARIOS.items()}
+    for key, (before, after) in right.items():
+        for other in ("allow", "confirm", "confirm with warning", "deny"):
+            if other != before:
+                assert not passes("2a", dict(right, **{key: (other, after)}), capsys), (key, other)
+        flipped = "trust output" if after == "treat as untrusted" else "treat as untrusted"
+        assert not passes("2a", dict(right, **{key: (before, flipped)}), capsys), key
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_2b_a_predict_wrong_on_one_input_fails(capsys, trusted):
+    for _label, state in hint_states():
+        def wrong(annotations, is_trusted, state=state):
+            before, after = right_predict(annotations, is_trusted)
+            if annotations == state and is_trusted == trusted:
+                return ("allow" if before != "allow" else "confirm"), after
+            return before, after
+        assert not passes("2b", wrong, capsys), (state, trusted)
+
+
+def test_2b_idempotent_allowed_fails_and_is_told_why(capsys):
+    def lenient(annotations, trusted):
+        if trusted and annotations and annotations.get("idempotentHint") and not annotations.get("readOnlyHint"):
+            return "allow", right_predict(annotations, trusted)[1]
+        return right_predict(annotations, trusted)
+    assert not check("2b", lenient)
+    assert "idempotent is not read-only" in capsys.readouterr().out
+
+
+def test_2c_every_toggled_statement_fails(capsys):
+    for letter in STATEMENTS:
+        assert not passes("2c", set(TRUE_STATEMENTS) ^ {letter}, capsys), letter
+
+
+def test_3a_one_tool_dropped_or_added_in_a_leg_fails_unless_accepted(capsys):
+    right = {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}
+    for leg, answer in right.items():
+        for tool in SESSION_TOOLS:
+            changed = answer ^ {tool}
+            accepted = frozenset(changed) in TRIFECTA_ANSWERS[leg]
+            assert passes("3a", dict(right, **{leg: changed}), capsys) == accepted, (leg, tool)
+
+
+def test_4a_a_contradiction_wrong_on_one_input_fails(capsys):
+    for _label, state in hint_states():
+        for what, effects in EFFECTS.items():
+            def wrong(annotations, seen, state=state, effects=effects):
+                right = right_contradiction(annotations, seen)
+                if annotations == state and tuple(seen) == effects:
+                    return None if right else "a false alarm"
+                return right
+            assert not passes("4a", wrong, capsys), (state, what)
+
+
+def test_4a_checks_an_additive_tool_that_deletes(capsys):
+    def misses_additive(annotations, effects):
+        return "lie" if annotations and annotations.get("readOnlyHint") is True and effects else None
+    assert not passes("4a", misses_additive, capsys)
+
+
+def test_4b_one_tool_dropped_or_added_fails(capsys):
+    assert not passes("4b", set(), capsys)
+    for honest in HONEST_4B:
+        assert not passes("4b", {LIAR_4B, honest}, capsys), honest

@@ -1,0 +1,160 @@
+"""Red team: `inspect` and `connect` against hostile stdio servers (tests/hostile/server.py).
+
+A server controls its name, version, tool names, titles, descriptions, error messages and
+stderr; none of it may reach the terminal raw, and none of it may make `inspect` use
+unbounded memory, leave processes behind, or misreport an old server as "not MCP".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from course_lib import ConnectError, list_tools_sync
+
+PY = sys.executable
+SERVER = str(Path(__file__).parent / "hostile" / "server.py")
+BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def raw_controls(text: str) -> set[str]:
+    """Every control character in `text` a terminal would act on (newlines and tabs excepted)."""
+    return {c for c in text if c not in "\n\t" and (c in BIDI or unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn"))}
+
+
+def run_inspect(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "course_lib", "inspect", "--timeout", "30", *args],
+        capture_output=True, text=True, timeout=timeout, check=False, encoding="utf-8", errors="surrogateescape",
+    )
+
+
+def hostile(attack: str, *extra: str) -> list[str]:
+    return ["--", PY, SERVER, attack, *extra]
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_escape_sequences_in_every_server_string_are_shown_escaped(json_flag):
+    done = run_inspect(*json_flag, *hostile("ansi"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not raw_controls(done.stdout + done.stderr), "raw control characters reached the terminal"
+    assert "\\x1b[2J" in done.stdout and ("\\x9b" in done.stdout)  # shown, visibly escaped
+    if json_flag:
+        document = json.loads(done.stdout)
+        assert not raw_controls(json.dumps(document, ensure_ascii=False))  # C1 too, after decoding
+        (server,) = document["servers"]
+        assert server["server_info"]["name"].startswith("srv\\x1b")
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_escape_sequences_on_stderr_of_a_failing_server_are_quoted_escaped(json_flag):
+    done = run_inspect(*json_flag, *hostile("ansi-crash"))
+    assert done.returncode == 3
+    assert not raw_controls(done.stdout + done.stderr)
+    shown = json.loads(done.stdout)["servers"][0]["error"] if json_flag else done.stdout
+    assert "fatal\\x1b[2J" in shown
+
+
+def test_connect_error_quotes_stderr_escaped():
+    with pytest.raises(ConnectError) as caught:
+        list_tools_sync([PY, SERVER, "ansi-crash"], timeout=30)
+    assert not raw_controls(str(caught.value)) and "fatal\\x1b" in str(caught.value)
+
+
+def test_a_huge_tool_name_and_2000_tools_give_a_bounded_report():
+    for flag in ([], ["--json"]):
+        done = run_inspect(*flag, *hostile("huge"))
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert len(done.stdout) < 2_000_000, f"report is {len(done.stdout)} characters"
+        assert "n" * 10_000 not in done.stdout
+    assert "characters cut" in done.stdout  # the long name says it was cut
+    text = run_inspect(*hostile("huge")).stdout
+    assert "more tools not shown" in text and max(len(line) for line in text.splitlines()) < 400
+
+
+MEASURE = (
+    "import resource, sys\n"
+    "from course_lib.__main__ import main\n"
+    "status = main(sys.argv[1:])\n"
+    "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(status)\n"
+)
+
+
+def test_a_300_mb_stderr_is_not_read_into_memory():
+    done = subprocess.run(
+        [PY, "-c", MEASURE, "inspect", "--timeout", "60", *hostile("stderr-flood", "300")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "last words of the flood" in done.stdout
+    assert len(done.stdout) < 20_000
+    max_rss_mb = int(done.stderr.split("MAXRSS_KB")[-1].split()[0]) / 1024
+    assert max_rss_mb < 250, f"inspect peaked at {max_rss_mb:.0f} MB"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead; only its parent can reap it
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_grandchildren_of_an_inspected_server_do_not_survive(tmp_path):
+    pidfile = tmp_path / "grandchild.pid"
+    done = run_inspect(*hostile("grandchild", str(pidfile)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    pid = int(pidfile.read_text())
+    try:
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the server's grandchild outlived the inspection"
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_grandchildren_of_a_connected_server_do_not_survive(tmp_path):
+    pidfile = tmp_path / "grandchild.pid"
+    assert [t.name for t in list_tools_sync([PY, SERVER, "grandchild", str(pidfile)], timeout=30)] == ["get_time"]
+    pid = int(pidfile.read_text())
+    try:
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_auto_mode_retries_a_server_that_crashes_on_discover_with_the_legacy_handshake():
+    done = run_inspect(*hostile("discover-crash"))
+    assert done.returncode == 0, done.stdout
+    assert "via initialize (legacy handshake)" in done.stdout
+    assert "closed the connection on `server/discover`" in done.stdout
+    assert "retried once with the legacy `initialize` handshake" in done.stdout
+    document = json.loads(run_inspect("--json", *hostile("discover-crash")).stdout)
+    (server,) = document["servers"]
+    assert server["ok"] and server["fallback"] and server["tools"][0]["name"] == "get_time"
+
+
+def test_a_server_that_crashes_on_both_handshakes_says_both_failed():
+    done = run_inspect("--json", *hostile("ansi-crash"))
+    (server,) = json.loads(done.stdout)["servers"]
+    assert not server["ok"] and "legacy `initialize` handshake failed too" in server["error"]
