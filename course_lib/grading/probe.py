@@ -18,7 +18,7 @@ __all__ = ["make_probe", "new_nonce", "read_payload"]
 
 # Runs in the learner's kernel. Self-contained on purpose: it uses no course_lib code and no
 # json module, which a submission could have replaced.
-_PROBE = r"""
+_PROBE = r'''
 def __course_probe(__nonce, __target, __expr):
     import sys as __sys
     __limit = [200000]
@@ -46,8 +46,9 @@ def __course_probe(__nonce, __target, __expr):
             raise OverflowError('value too large or too deeply nested')
         t = type(v)
         if v is None or t is bool or t is int:
-            return 'null' if v is None else ('true' if v is True else 'false') if t is bool else
-            str(int.__repr__(v))
+            if v is None:
+                return 'null'
+            return ('true' if v is True else 'false') if t is bool else str(int.__repr__(v))
         if t is float:
             r = float.__repr__(v)
             return r if r not in ('nan', 'inf', '-inf') else __enc_str(r)
@@ -72,20 +73,22 @@ def __course_probe(__nonce, __target, __expr):
             return '{"__todo__":true}'
         import enum as __enum
         if isinstance(v, __enum.Enum):
-            return '{"__enum__":' + __enc_str(t.__qualname__) + ',"value":' + __canon(v._value_,
-            depth + 1) + '}'
+            value = __canon(v._value_, depth + 1)
+            return '{"__enum__":' + __enc_str(t.__qualname__) + ',"value":' + value + '}'
         fields = getattr(t, 'model_fields', None)
         if type(fields) is dict and fields:
-            parts = [__enc_str(k) + ':' + __canon(object.__getattribute__(v, '__dict__').get(k),
-            depth + 1) for k in fields]
-            return '{"__model__":' + __enc_str(t.__qualname__) + (',' if parts else '') +
-            ','.join(parts) + '}'
+            own = object.__getattribute__(v, '__dict__')
+            parts = [__enc_str(k) + ':' + __canon(own.get(k), depth + 1) for k in fields]
+            head = '{"__model__":' + __enc_str(t.__qualname__)
+            return head + (',' if parts else '') + ','.join(parts) + '}'
         import dataclasses as __dc
         if __dc.is_dataclass(v) and not isinstance(v, type):
-            parts = [__enc_str(f.name) + ':' + __canon(object.__getattribute__(v, f.name), depth +
-            1) for f in __dc.fields(t)]
-            return '{"__dataclass__":' + __enc_str(t.__qualname__) + (',' if parts else '') +
-            ','.join(parts) + '}'
+            parts = [
+                __enc_str(f.name) + ':' + __canon(object.__getattribute__(v, f.name), depth + 1)
+                for f in __dc.fields(t)
+            ]
+            head = '{"__dataclass__":' + __enc_str(t.__qualname__)
+            return head + (',' if parts else '') + ','.join(parts) + '}'
         return '{"__untrusted_type__":' + __enc_str(name) + '}'
 
     ns = globals()
@@ -100,14 +103,14 @@ def __course_probe(__nonce, __target, __expr):
         except NotImplementedError:
             body = '{"status":"not_attempted"}'
         except BaseException as exc:  # KeyboardInterrupt too: the grader interrupted a hang
-            body = '{"status":"error","error":' + __enc_str((type(exc).__name__ + ': ' +
-            str(exc))[:300]) + '}'
+            error = (type(exc).__name__ + ': ' + str(exc))[:300]
+            body = '{"status":"error","error":' + __enc_str(error) + '}'
     __sys.stdout.write('\n' + __nonce + body + __nonce + '\n')
     __sys.stdout.flush()
 
 __course_probe(<<NONCE>>, <<TARGET>>, <<EXPR>>)
 del __course_probe
-"""
+'''
 
 
 def new_nonce() -> str:
