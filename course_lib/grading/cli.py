@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -142,6 +144,17 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
     return [Path(f).absolute() for f in folders]
 
 
+def _compile_course() -> None:
+    """Write course_lib's bytecode once, here: kernels see the package read-only (or may not write
+    bytecode), so without it every kernel would compile the modules it imports again."""
+    import compileall
+
+    import course_lib
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        compileall.compile_dir(os.path.dirname(course_lib.__file__), quiet=2, workers=1)
+
+
 def _announce(isolation: Isolation) -> None:
     if isolation.isolated:
         print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
@@ -258,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"course_lib grade: grading cannot run: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
+    _compile_course()
     problem = asyncio.run(preflight(isolation))
     if problem and isolation.isolated and args.isolation == "auto":
         # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
