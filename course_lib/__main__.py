@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "course_lib.inspect_cmd",
     "grade": "course_lib.grading.cli",
     "hub": "course_lib.hub.cli",
+    "measure-client": "course_lib.measure.cli",
 }
 
 

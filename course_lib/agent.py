@@ -186,7 +186,7 @@ class Transcript:
 
 
 class ScriptedAgent:
-    """A deterministic agent: it follows its plan and, like an injected model, tool output.
+    """A deterministic agent: it runs its plan and, like an injected model, orders in tool output.
 
     `plan` is a list of `Step` or ``(tool, arguments)`` pairs. `obey_injections=False`
     gives an agent that ignores instructions in tool output (which no real model

@@ -28,6 +28,7 @@ __all__ = [
     "Field",
     "Profile",
     "SPEC_DEFAULTS",
+    "AnnotationsLike",
     "Tools",
     "as_tool",
     "as_tools",
@@ -142,7 +143,12 @@ def fields_table() -> Any:
     return pd.DataFrame(rows).set_index("field (wire)")
 
 
-def declared(annotations: Any) -> dict[str, Any]:
+AnnotationsLike = ToolAnnotations | Tool | Mapping[str, Any] | None
+"""A tool's annotations as the course accepts them: `ToolAnnotations`, a `Tool` (its annotations
+are used), a dict with wire or attribute keys, or None (no annotations)."""
+
+
+def declared(annotations: AnnotationsLike) -> dict[str, Any]:
     """Return the annotation values exactly as declared, keyed by wire name.
 
     Accepts a `ToolAnnotations`, a `Tool` (its `.annotations` are used), a mapping
@@ -207,7 +213,7 @@ class EffectiveHints:
         }
 
 
-def effective(annotations: Any) -> EffectiveHints:
+def effective(annotations: AnnotationsLike) -> EffectiveHints:
     """Apply the spec's defaults to absent hints.
 
     An unannotated tool is not read-only, possibly destructive, not idempotent and
@@ -240,7 +246,7 @@ class Profile(str, Enum):
         return self.value
 
 
-def classify(annotations: Any) -> Profile:
+def classify(annotations: AnnotationsLike) -> Profile:
     """Return the risk profile of a tool from its effective hints.
 
     read-only: `readOnlyHint` true. destructive: may delete or overwrite (retry-safe
@@ -275,7 +281,7 @@ def as_tool(tool: Tool | Mapping[str, Any]) -> Tool:
     return Tool.model_validate({"inputSchema": {"type": "object"}, **tool})
 
 
-Tools = Any
+Tools = ListToolsResult | Tool | Mapping[str, Any] | Iterable[Tool | Mapping[str, Any]]
 """What `as_tools` accepts: a `ListToolsResult`, a `Tool`, a list of `Tool` or tool dicts, or a
 ``{name: annotations}`` dict (each value a `ToolAnnotations`, a dict, a `Tool` or None)."""
 

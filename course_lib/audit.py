@@ -22,9 +22,8 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .annotations import declared
+from .annotations import AnnotationsLike, declared
 
 __all__ = [
     "MAX_ENTRIES",
@@ -139,9 +138,8 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
             else:
                 try:
                     states[key] = State("file", path.stat().st_size, _sha256_file(path))
-                except (
-                    OSError
-                ):  # vanished or unreadable while we looked: record that we could not read it
+                except OSError:
+                    # vanished or unreadable while we looked: record that we could not read it
                     states[key] = State("file", -1, "unreadable")
             if len(states) > MAX_ENTRIES:
                 raise ValueError(
@@ -240,7 +238,7 @@ def side_effects(before: Mapping[str, State], after: Mapping[str, State]) -> lis
     return effects
 
 
-def check_behaviour(annotations: Any, effects: Iterable[SideEffect]) -> str | None:
+def check_behaviour(annotations: AnnotationsLike, effects: Iterable[SideEffect]) -> str | None:
     """Return what in the observed side effects contradicts the declared hints, or None.
 
     Two contradictions can be proved from outside: a tool that declares ``readOnlyHint: true``

@@ -17,7 +17,8 @@ from typing import Any
 import pandas as pd
 
 from .annotations import HINTS, Tools, as_tools, classify, declared, effective
-from .policy import POLICIES, Policy, Trust, as_policies, as_policy, as_trust
+from .clients import POLICIES
+from .policy import Policy, Trust, as_policies, as_policy, as_trust
 
 __all__ = [
     "HINT_VALUES",

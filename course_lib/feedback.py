@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .annotations import declared, effective
+from .annotations import AnnotationsLike, declared, effective
 from .policy import SPEC, PostCall, PreCall, Trust
 
 __all__ = ["contradiction_hint", "decision_hint", "reference_pair"]
 
 
-def reference_pair(hints: Any, trusted: bool) -> tuple[PreCall, PostCall]:
+def reference_pair(hints: AnnotationsLike, trusted: bool) -> tuple[PreCall, PostCall]:
     """Return the reference client's (before, after) decision for these hints and server trust."""
     trust = Trust.TRUSTED if trusted else Trust.UNTRUSTED
     decision = SPEC.decide(hints, trust=trust)

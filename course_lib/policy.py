@@ -17,15 +17,14 @@ network, no state. The policies::
     |                         2026-03-16 blog post's mapping of hints to behaviour
     |-- TrustEverythingPolicy believes every hint of every server (what a lying server hopes for)
     |-- VSCodePolicy          VS Code / Copilot agent mode, as its source reads
-    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask,
-    Claude Code plan)
-    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Code
-    default mode)
+    |-- ReadOnlyModePolicy    read-only modes: only `readOnlyHint: true` runs freely (Cursor Ask)
+    `-- IgnoreHintsPolicy     a client that reads no hint and confirms every call (Claude Desktop)
 
-Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`, `CLAUDE_CODE_PLAN`,
-`CLAUDE_CODE_DEFAULT`; `POLICIES` is the standard line-up the lessons compare. Each class names
-its sources (repository and file, or issue thread); models of real clients are simplifications
-of what those sources say, and the ones built from issue threads are secondary evidence.
+The measured models of Claude Code and Codex, and the `POLICIES` line-up, are in
+`course_lib.clients`.
+
+Ready-made instances: `SPEC`, `TRUST_EVERYTHING`, `VSCODE`, `CURSOR_ASK`. Each class names its
+source: source code (VS Code) or issue threads (Cursor, Claude Desktop: secondary evidence).
 
 The tables built from these rules (81 combinations, decision matrices) are in
 `course_lib.combinations`.
@@ -44,10 +43,7 @@ from typing import Any
 from .annotations import Profile, classify, declared, effective
 
 __all__ = [
-    "CLAUDE_CODE_DEFAULT",
-    "CLAUDE_CODE_PLAN",
     "CURSOR_ASK",
-    "POLICIES",
     "SPEC",
     "TRUST_EVERYTHING",
     "VSCODE",
@@ -309,16 +305,15 @@ class ReadOnlyModePolicy(Policy):
     Any other tool (including one with no annotations) gets `otherwise`: `PreCall.DENY` in
     Cursor's Ask mode, whose error is "You are in ask mode and cannot run non read-only tools."
     (colbymchenry/codegraph#1018, sourcebot-dev/sourcebot PR #1013; GitHub Copilot PR review
-    filters the same way, microsoft/azure-devops-mcp#1555), `PreCall.CONFIRM` in Claude Code's
-    plan mode, which reportedly prompts for every other MCP call (makeplane/plane-mcp-server#198,
-    jahala/tilth PR #168). All are secondary sources (issue threads), not vendor documentation.
+    filters the same way, microsoft/azure-devops-mcp#1555). These are secondary sources (issue
+    threads), not vendor documentation. (Claude Code's plan mode was measured instead: see
+    `ClaudeCodePolicy`.)
     No output rule is known for these modes: output goes to the model unreviewed ("trust
     output"). Server trust is not checked.
     """
 
     source = (
-        "Cursor Ask mode (colbymchenry/codegraph#1018), Claude Code plan mode "
-        "(makeplane/plane-mcp-server#198), "
+        "Cursor Ask mode (colbymchenry/codegraph#1018, sourcebot-dev/sourcebot PR #1013), "
         "Copilot PR review (microsoft/azure-devops-mcp#1555); issue threads, secondary"
     )
 
@@ -359,20 +354,16 @@ class ReadOnlyModePolicy(Policy):
 class IgnoreHintsPolicy(Policy):
     """A client that reads no hint and asks the user before every call.
 
-    Claude Code's default mode treats MCP calls uniformly (permission rules decide, not
-    `readOnlyHint`: anthropics/claude-code#87452, doobidoo/mcp-memory-service#335), and Claude
-    Desktop prompts per call (s-morgan-jeffries/apple-mail-fast-mcp#217). Secondary sources,
-    no vendor documentation. Output goes to the model unreviewed ("trust output").
+    Claude Desktop prompts per call (s-morgan-jeffries/apple-mail-fast-mcp#217, an issue
+    thread: secondary). For Claude Code, use the measured `ClaudeCodePolicy` instead. Output
+    goes to the model unreviewed ("trust output").
     """
 
-    source = (
-        "Claude Code default mode (anthropics/claude-code#87452), Claude Desktop; issue "
-        "threads, secondary"
-    )
+    source = "Claude Desktop (s-morgan-jeffries/apple-mail-fast-mcp#217); issue thread, secondary"
 
     def __init__(self, name: str = "ignores hints") -> None:
         if not isinstance(name, str) or not name.strip():
-            raise ValueError("a policy needs a non-empty name, e.g. 'Claude Code (default mode)'")
+            raise ValueError("a policy needs a non-empty name, e.g. 'Claude Desktop'")
         self.name = name
 
     def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
@@ -391,11 +382,6 @@ SPEC = SpecPolicy()
 TRUST_EVERYTHING = TrustEverythingPolicy()
 VSCODE = VSCodePolicy()
 CURSOR_ASK = ReadOnlyModePolicy("Cursor Ask mode", otherwise=PreCall.DENY)
-CLAUDE_CODE_PLAN = ReadOnlyModePolicy("Claude Code plan mode", otherwise=PreCall.CONFIRM)
-CLAUDE_CODE_DEFAULT = IgnoreHintsPolicy("Claude Code default mode")
-
-POLICIES: tuple[Policy, ...] = (SPEC, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, TRUST_EVERYTHING)
-"""The standard line-up the lessons compare (the reference client first)."""
 
 
 def as_policy(policy: Any) -> Policy:

@@ -6,6 +6,8 @@ Introduced in: notebooks/00_start_here.ipynb
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from .servers import SERVERS, build
@@ -33,6 +35,14 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"course_lib serve: {exc}", file=sys.stderr)
         return 2
+    # Python's exit handlers do not run when a signal ends the process: a client that stops
+    # the server with SIGTERM (as the SDK does after a grace period) still gets the temporary
+    # sandbox removed.
+    def stop(signum: int, _frame: object) -> None:
+        server.sandbox.remove_if_temporary()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
     # stdout carries the protocol; anything for humans goes to stderr
     print(f"{args.name}: serving over stdio, sandbox {server.sandbox.root}", file=sys.stderr)
     server.run("stdio")

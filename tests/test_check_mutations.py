@@ -137,3 +137,14 @@ def test_4b_one_tool_dropped_or_added_fails(capsys):
     assert not passes("4b", set(), capsys)
     for honest in HONEST_4B:
         assert not passes("4b", {LIAR_4B, honest}, capsys), honest
+
+
+def test_3b_one_changed_setting_fails_unless_it_means_the_same(capsys):
+    right = {"auto_approve": {"send_email"}, "on_taint": "confirm"}
+    assert passes("3b", right, capsys)
+    read_only = {"list_notes", "read_note", "search_web"}  # allowed anyway: auto-approving changes nothing
+    for tool in sorted(SESSION_TOOLS):
+        changed = dict(right, auto_approve=right["auto_approve"] ^ {tool})
+        assert passes("3b", changed, capsys) == (tool in read_only), tool
+    for on_taint in (None, "deny"):
+        assert not passes("3b", dict(right, on_taint=on_taint), capsys), on_taint

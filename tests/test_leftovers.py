@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +65,24 @@ def test_serve_without_root_removes_its_folder_when_the_client_goes(private_tmp)
         input="", capture_output=True, text=True, timeout=60, check=False,
     )
     assert done.returncode == 0, done.stderr
+    assert sorted(os.listdir(private_tmp)) == []
+
+
+def test_serve_stopped_with_sigterm_removes_its_folder(private_tmp):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "course_lib", "serve", "private-notes"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        assert b"serving over stdio" in process.stderr.readline()  # printed once it is ready
+        assert os.listdir(private_tmp), "the server did not create its sandbox"
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
+    finally:
+        process.kill()
+        process.wait(10)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            stream.close()
     assert sorted(os.listdir(private_tmp)) == []
 
 

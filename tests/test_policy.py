@@ -363,7 +363,8 @@ def test_trust_output_means_no_review_for_untrusted_content_not_a_verified_outpu
 def test_policies_cite_their_real_sources_not_only_the_course_brief():
     assert "mcpLanguageModelToolContribution.ts" in VSCODE.source
     assert "blog post" in SPEC.source and "server/tools.mdx" in SPEC.source
-    assert "anthropics/claude-code#87452" in CLAUDE_CODE_DEFAULT.source
+    assert "measured offline on Claude Code 2.1.332" in CLAUDE_CODE_DEFAULT.source
+    assert "claude-code-2.1.332.json" in CLAUDE_CODE_PLAN.source
     assert "codegraph#1018" in CURSOR_ASK.source
     for policy in (*POLICIES, CLAUDE_CODE_DEFAULT):
         assert "facts §" not in policy.source and "facts §" not in (type(policy).__doc__ or "")

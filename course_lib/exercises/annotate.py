@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp.types import ToolAnnotations
 
-from ..annotations import HINTS, NOT_MEANINGFUL, effective
+from ..annotations import HINTS, NOT_MEANINGFUL, AnnotationsLike, effective
 from ..checks import (
     TODO,
     Outcome,
@@ -61,7 +61,7 @@ _HINT_RULES = {
 }
 
 
-def compare_hints(label: str, annotations: Any, expected: Mapping[str, Any]) -> Outcome:
+def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[str, Any]) -> Outcome:
     """Compare one tool's annotations with the expected effective values (wire names)."""
     if annotations is TODO:
         return not_attempted(label)

@@ -193,6 +193,26 @@ def _check_2c(answer: Any) -> list[Outcome]:
     return outcomes
 
 
+def _check_2d(answer: Any) -> list[Outcome]:
+    from ..rules_exercise import RULE_CASES, parse_answer
+
+    try:
+        rules = parse_answer(answer)
+    except ValueError as exc:
+        return [
+            failed(
+                "RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL"
+            )
+        ]
+    outcomes = []
+    for case in (c for c in RULE_CASES if c.visible):
+        problem = case.judge(rules)
+        outcomes.append(
+            passed(case.label) if problem is None else failed(case.label, problem, case.hint)
+        )
+    return outcomes
+
+
 PARTS = (
     Part(
         "2a",
@@ -210,5 +230,12 @@ PARTS = (
         _check_2c,
         "replace TODO with the set of true statements",
         "statements",
+    ),
+    Part(
+        "2d",
+        "rules over hints",
+        _check_2d,
+        "replace TODO with a dict of allow, ask and deny lists",
+        "requirements",
     ),
 )

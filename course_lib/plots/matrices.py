@@ -24,8 +24,9 @@ from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from ..annotations import HINTS
+from ..clients import POLICIES
 from ..combinations import HINT_VALUES, decision_matrix
-from ..policy import POLICIES, Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
+from ..policy import Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
 
 __all__ = ["plot_decision_matrices", "plot_decision_matrix"]

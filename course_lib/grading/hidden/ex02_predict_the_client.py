@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...feedback import decision_hint, reference_pair
+from ...rules_exercise import RULE_CASES, RuleCase, parse_answer
 from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
 
@@ -212,6 +213,30 @@ CASES = (
         for letter in STATEMENT_HINTS
     ]
 )
+
+def _rules_judge(case: RuleCase):
+    def judge(value: Any) -> str | None:
+        try:
+            rules = parse_answer(value)
+        except ValueError as exc:
+            return str(exc)
+        return case.judge(rules)
+
+    return judge
+
+
+CASES += [
+    Case(
+        id=f"2d.{case.id}",
+        label=f"rules: {case.label}",
+        target="RULES",
+        expr="RULES",
+        judge=_rules_judge(case),
+        points=0.5,
+        hint=case.hint,
+    )
+    for case in RULE_CASES
+]
 
 EXERCISE = Exercise(
     id="02_predict_the_client", title="Exercise 2 · Predict the client", cases=CASES

@@ -1,0 +1,42 @@
+"""Re-measure the pinned real clients and compare with the committed measurements.
+
+`python -m course_lib measure-client ... --compare` runs each pinned CLI (installed by
+.ci/peers from the lock files in tests/peers/npm-claude*, tests/peers/npm-codex) offline against
+the stand-in model and fails, naming every changed cell, when the live result differs from
+course_lib/data/clients/<client>-<version>.json. One run per cell: the committed files were
+measured with two runs per cell and the comparison itself is the repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from peerlib import PEERS, ROOT, need
+
+pytestmark = pytest.mark.peers
+
+PINNED = [
+    ("claude-code", "2.1.332", PEERS / "claude" / "node_modules" / ".bin" / "claude"),
+    ("claude-code", "2.1.197", PEERS / "claude-2.1.197" / "node_modules" / ".bin" / "claude"),
+    ("codex", "0.171.0", PEERS / "codex" / "node_modules" / ".bin" / "codex"),
+]
+
+
+@pytest.mark.parametrize(("client", "version", "cli"), PINNED, ids=[f"{c}-{v}" for c, v, _ in PINNED])
+def test_live_measurement_matches_the_committed_one(client, version, cli, tmp_path):
+    need(cli, f"{client} {version} (npm, tests/peers/)")
+    out = tmp_path / "live.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "course_lib", "measure-client", client, "--cli", str(cli), "--compare",
+         "--repeat", "1", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL, check=False,
+    )
+    changed = [line for line in done.stderr.splitlines() if "committed" in line]
+    assert done.returncode == 0, (
+        f"{client} {version} no longer behaves as committed (exit {done.returncode}):\n"
+        + "\n".join(changed or done.stderr.splitlines()[-20:])
+    )
+    assert json.loads(out.read_text(encoding="utf-8"))["version"] == version
