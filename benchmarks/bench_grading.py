@@ -1,12 +1,13 @@
 """Benchmark the grader: a class of 30 submissions, graded with --jobs 1 and --jobs 2.
 
-Usage: python benchmarks/bench_grading.py [--count 30] [--jobs 1 2] [--keep DIR]
+Usage: python benchmarks/bench_grading.py [--count 30] [--jobs 1 2] [--isolation auto bwrap none] [--keep DIR]
 
 The class mixes correct, wrong and blank notebooks of all four exercises and one infinite loop,
 built from the committed solutions/ and exercises/. Targets (docs/instructor.md): 30 submissions
 graded in at most 90 s on a 2-core machine, and --jobs 2 at least 1.8 times faster than --jobs 1.
 Not a timed test: it prints the figures and whether the targets were met; exit status 0 either way
-unless grading itself failed.
+unless grading itself failed. With several --isolation modes, each job count is graded in each
+mode, alternating, and the ratio to "none" is printed: the cost of the sandbox (target: at most 1.3×).
 """
 
 from __future__ import annotations
@@ -69,10 +70,11 @@ def build_class(folder: Path, count: int) -> dict[str, int]:
     return kinds
 
 
-def grade(submissions: Path, out: Path, jobs: int) -> tuple[float, list[dict[str, str]]]:
+def grade(submissions: Path, out: Path, jobs: int, isolation: str = "auto") -> tuple[float, list[dict[str, str]]]:
     started = time.monotonic()
+    argv = ["grade", str(submissions), "--out", str(out), "--jobs", str(jobs), "--quiet", "--isolation", isolation]
     with contextlib.redirect_stderr(io.StringIO()):
-        status = course_main(["grade", str(submissions), "--out", str(out), "--jobs", str(jobs), "--quiet"])
+        status = course_main(argv)
     seconds = time.monotonic() - started
     if status != 0:
         raise SystemExit(f"grading failed with exit status {status}")
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=30, help="submissions in the class (default 30)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="job counts to compare (default: 1 2)")
+    parser.add_argument("--isolation", nargs="+", default=["auto"], help="isolation modes to compare (default: auto)")
     parser.add_argument("--keep", type=Path, help="build the class here and keep it (default: a temporary folder)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,12 +94,25 @@ def main(argv: list[str] | None = None) -> int:
         submissions = base / "submissions"
         kinds = build_class(submissions, args.count)
         print(f"class: {args.count} submissions ({', '.join(f'{v} {k}' for k, v in kinds.items())})")
-        times = {}
+        times: dict[int, float] = {}
+        by_mode: dict[tuple[int, str], float] = {}
         for jobs in args.jobs:
-            seconds, rows = grade(submissions, base / f"gradebook-jobs{jobs}.csv", jobs)
-            statuses = sorted({r["status"] for r in rows})
-            times[jobs] = seconds
-            print(f"--jobs {jobs}: {seconds:6.1f} s for {len(rows)} students (statuses: {', '.join(statuses)})")
+            for mode in args.isolation:
+                seconds, rows = grade(submissions, base / f"gradebook-jobs{jobs}-{mode}.csv", jobs, mode)
+                statuses = sorted({r["status"] for r in rows})
+                by_mode[jobs, mode] = seconds
+                times.setdefault(jobs, seconds)
+                print(
+                    f"--jobs {jobs} --isolation {mode}: {seconds:6.1f} s for {len(rows)} students "
+                    f"(statuses: {', '.join(statuses)})",
+                    flush=True,
+                )
+            if "none" in args.isolation:
+                for mode in args.isolation:
+                    if mode != "none":
+                        ratio = by_mode[jobs, mode] / by_mode[jobs, "none"]
+                        verdict = "met" if ratio <= 1.3 else "NOT met"
+                        print(f"--jobs {jobs}: {mode} takes {ratio:.2f}× the time of none (target ≤ 1.3×: {verdict})")
     if 2 in times:
         print(f"target ≤ 90 s with --jobs 2: {'met' if times[2] <= 90 else 'NOT met'} ({times[2]:.1f} s)")
     if 1 in times and 2 in times:

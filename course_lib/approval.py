@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.types import ToolAnnotations
+
 from .policy import PreCall
 
 __all__ = ["Approver", "ConfirmationRequest", "answer_text", "approve_all", "decline_all"]
@@ -31,7 +33,7 @@ class ConfirmationRequest:
     arguments: dict[str, Any]
     decision: PreCall
     reason: str
-    annotations: Any = None
+    annotations: ToolAnnotations | None = None  # as the server declared them
 
     @property
     def text(self) -> str:

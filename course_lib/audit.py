@@ -138,9 +138,8 @@ def snapshot(root: str | os.PathLike[str]) -> dict[str, State]:
             else:
                 try:
                     states[key] = State("file", path.stat().st_size, _sha256_file(path))
-                except (
-                    OSError
-                ):  # vanished or unreadable while we looked: record that we could not read it
+                except OSError:
+                    # vanished or unreadable while we looked: record that we could not read it
                     states[key] = State("file", -1, "unreadable")
             if len(states) > MAX_ENTRIES:
                 raise ValueError(

@@ -63,18 +63,26 @@ def python_command(*args: str) -> list[str]:
     return [sys.executable, *args]
 
 
-def _stdio_parameters(target: str | Sequence[str] | StdioServerParameters, env: dict[str, str] | None) -> StdioServerParameters:
+def _stdio_parameters(
+    target: str | Sequence[str] | StdioServerParameters, env: dict[str, str] | None
+) -> StdioServerParameters:
     if isinstance(target, StdioServerParameters):
         return target
     argv = shlex.split(target) if isinstance(target, str) else list(target)
     if not argv:
-        raise ValueError("the command to start the server is empty: give a program and its arguments")
+        raise ValueError(
+            "the command to start the server is empty: give a program and its arguments"
+        )
     program = argv[0]
     if shutil.which(program) is None and not os.path.exists(program):
-        raise ConnectError(f"`{program}` did not start: no such program on PATH; check the spelling or install it")
+        raise ConnectError(
+            f"`{program}` did not start: no such program on PATH; check the spelling or install it"
+        )
     # The SDK hands a server only a small allow-list of variables (PATH, HOME, ...), never the
     # whole environment: a server is not trusted with your secrets. Extra variables must be given.
-    return StdioServerParameters(command=program, args=argv[1:], env={**get_default_environment(), **(env or {})})
+    return StdioServerParameters(
+        command=program, args=argv[1:], env={**get_default_environment(), **(env or {})}
+    )
 
 
 STDERR_LINES = 6  # last lines of a failed server's stderr quoted in its error
@@ -91,10 +99,13 @@ class StderrTail:
 
     def __init__(self) -> None:
         read_fd, write_fd = os.pipe()
-        self.writer = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")  # the server's stderr
+        # the server's stderr
+        self.writer = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
         self._tail = bytearray()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, args=(read_fd,), name="server-stderr", daemon=True)
+        self._thread = threading.Thread(
+            target=self._drain, args=(read_fd,), name="server-stderr", daemon=True
+        )
         self._thread.start()
 
     def _drain(self, read_fd: int) -> None:
@@ -106,17 +117,21 @@ class StderrTail:
                         del self._tail[:-STDERR_TAIL_BYTES]
 
     def close_writer(self) -> None:
-        """Close this process's copy of the write end, so the pipe ends when the server's group does."""
+        """Close this process's copy of the write end, so the pipe ends when the server's group
+        does."""
         self.writer.close()
 
     def lines(self, wait: float = 0.5) -> list[str]:
-        """The last lines written, control characters escaped; waits up to `wait` s for the pipe to end."""
+        """The last lines written, control characters escaped; waits up to `wait` s for the pipe to
+        end."""
         self.close_writer()
         self._thread.join(wait)
         with self._lock:
             data = bytes(self._tail[-STDERR_TAIL_BYTES:])
         text = data.decode("utf-8", errors="replace")
-        lines = [printable(line.strip(), limit=MAX_LINE) for line in text.splitlines() if line.strip()]
+        lines = [
+            printable(line.strip(), limit=MAX_LINE) for line in text.splitlines() if line.strip()
+        ]
         return lines[-STDERR_LINES:]
 
 
@@ -228,7 +243,9 @@ async def connect(
                 await client.__aenter__()
             except Exception as exc:
                 if stderr is None:
-                    raise ConnectError(f"could not open an in-process MCP session with `{label}` ({_causes(exc)})") from None
+                    raise ConnectError(
+                        f"could not open an in-process MCP session with `{label}` ({_causes(exc)})"
+                    ) from None
                 for pid in started:
                     kill_server_group(pid)
                 closed = "Connection closed" in _causes(exc)
@@ -243,8 +260,10 @@ async def connect(
                 await client.__aexit__(None, None, None)
         if scope.cancelled_caught:
             raise ConnectError(
-                f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program that waits "
-                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a login or a "
+                f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program "
+                "that waits "
+                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a "
+                "login or a "
                 "download: run it alone in a terminal, or allow more time)." + _quoted(stderr)
             )
     finally:
@@ -269,19 +288,26 @@ def _causes(exc: BaseException) -> str:
 
 
 def _explain(program: str, exc: BaseException, stderr: list[str]) -> str:
-    """Turn a failed stdio handshake into one paragraph: what happened, the likely cause, what to try."""
+    """Turn a failed stdio handshake into one paragraph: what happened, the likely cause, what to
+    try."""
     causes = _causes(exc)
     did_not_start = all(isinstance(e, OSError) for e in _leaves(exc))
     if did_not_start:
-        text = f"`{program}` did not start ({causes}). Check that the program exists and may be executed."
+        text = (
+            f"`{program}` did not start ({causes}). "
+            "Check that the program exists and may be executed."
+        )
     elif "Connection closed" in causes:
         text = (
-            f"`{program}` is not an MCP server, or it stopped: it closed its output before completing the MCP "
-            "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or exited)."
+            f"`{program}` is not an MCP server, or it stopped: it closed its output before "
+            "completing the MCP "
+            "handshake (it may have crashed, printed something other than JSON-RPC on stdout, or "
+            "exited)."
         )
     else:
         text = (
-            f"`{program}` is not an MCP server on stdio: what it wrote back is not an MCP reply (it may echo its "
+            f"`{program}` is not an MCP server on stdio: what it wrote back is not an MCP reply "
+            "(it may echo its "
             f"input, as `cat` does, or speak another protocol). The client saw: {causes}."
         )
     if stderr:
@@ -322,7 +348,9 @@ def list_tools_sync(target: Target, **connect_options: Any) -> list[Tool]:
     return run_sync(work)
 
 
-def call_tool_sync(target: Target, name: str, arguments: dict[str, Any] | None = None, **connect_options: Any) -> CallToolResult:
+def call_tool_sync(
+    target: Target, name: str, arguments: dict[str, Any] | None = None, **connect_options: Any
+) -> CallToolResult:
     """Connect to `target`, call one tool and return its `CallToolResult` (synchronous)."""
 
     async def work() -> CallToolResult:

@@ -1,7 +1,8 @@
 """Three defences against an unwanted `cleanup_logs`, run against the same attack cases.
 
 The scenario (the operations assistant of lessons 04 to 06): the user asks to clean the *test*
-environment's logs older than a week. Each run makes two calls to the ops-assistant server: the call the user
+environment's logs older than a week. Each run makes two calls to the ops-assistant server: the call
+the user
 wanted, ``cleanup_logs("test", keep_days=7)``, and the harmful one a confused or injected
 model also makes, ``cleanup_logs("production", keep_days=0)``. A run *holds* when the
 production logs survive.
@@ -39,15 +40,30 @@ from typing import Any
 import pandas as pd
 
 from .approval import ConfirmationRequest, approve_all
-from .host import Host
 from .connection import connect
+from .host import Host
 from .policy import SPEC, TRUST_EVERYTHING, PreCall, ReadOnlyModePolicy, Trust
 from .servers import ops_scoped
+from .trustbook import TrustBook
 
-__all__ = ["CASES", "DEFENCES", "RunResult", "careful_user", "comparison_table", "defence_matrix", "run_case"]
+__all__ = [
+    "CASES",
+    "DEFENCES",
+    "RunResult",
+    "careful_user",
+    "comparison_table",
+    "defence_matrix",
+    "run_case",
+]
 
 DEFENCES = ("hints only", "human approval", "server-side authorisation")
-CASES = ("baseline", "lying server", "client trusts hints", "approval clicked through", "token scope too broad")
+CASES = (
+    "baseline",
+    "lying server",
+    "client trusts hints",
+    "approval clicked through",
+    "token scope too broad",
+)
 HINTS_ONLY = ReadOnlyModePolicy("hints only", otherwise=PreCall.DENY)
 WANTED = {"environment": "test", "keep_days": 7}
 HARMFUL = {"environment": "production", "keep_days": 0}
@@ -79,7 +95,8 @@ def _test_logs(server: Any) -> int:
 
 
 async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunResult:
-    """Run the wanted and the harmful call for one attack case against one defence; report what happened.
+    """Run the wanted and the harmful call for one attack case against one defence; report what
+    happened.
 
     `own_list` gives the "human approval" host its own list of sensitive tools.
 
@@ -93,10 +110,16 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
     if not isinstance(own_list, bool):
         raise ValueError(f"own_list must be True or False, not {own_list!r}")
     lying = case in ("lying server", "client trusts hints")
-    scopes = ["logs:read", "logs:delete:*" if case == "token scope too broad" else "logs:delete:test"]
+    scopes = [
+        "logs:read",
+        "logs:delete:*" if case == "token scope too broad" else "logs:delete:test",
+    ]
     with tempfile.TemporaryDirectory(prefix="defences-") as root:
-        server = ops_scoped.build_server(root, enforce_scopes=defence == "server-side authorisation", lying=lying)
-        trust = {ops_scoped.NAME: Trust.TRUSTED if case == "client trusts hints" else Trust.UNTRUSTED}
+        server = ops_scoped.build_server(
+            root, enforce_scopes=defence == "server-side authorisation", lying=lying
+        )
+        level = Trust.TRUSTED if case == "client trusts hints" else Trust.UNTRUSTED
+        trust = TrustBook({ops_scoped.NAME: level})
         servers = {ops_scoped.NAME: server}
         prompts: list[ConfirmationRequest] = []
         user = approve_all if case == "approval clicked through" else careful_user
@@ -111,24 +134,28 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
             host = Host(HINTS_ONLY, trust=trust, servers=servers, approve=answer)
         else:
             sensitive = {"cleanup_logs"} if own_list else set()
-            host = Host(SPEC, trust=trust, servers=servers, approve=answer, sensitive_tools=sensitive)
+            host = Host(
+                SPEC, trust=trust, servers=servers, approve=answer, sensitive_tools=sensitive
+            )
         before_test, before_production = _test_logs(server), _production_logs(server)
         with ops_scoped.as_caller(ops_scoped.issue_token(scopes)):
             async with connect(server) as client:
                 await host.call(client, "cleanup_logs", WANTED)
                 await host.call(client, "cleanup_logs", HARMFUL)
+        auth_log: list[ops_scoped.AuthDecision] = server.auth_log  # type: ignore[attr-defined]
         return RunResult(
             case=case,
             defence=defence,
             wanted_done=_test_logs(server) < before_test,
             production_deleted=_production_logs(server) < before_production,
             prompts=len(prompts),
-            server_rejections=sum(not d.allowed for d in server.auth_log),
+            server_rejections=sum(not d.allowed for d in auth_log),
         )
 
 
 async def defence_matrix() -> pd.DataFrame:
-    """Run every case against every defence; return one row per run (case, defence and what happened)."""
+    """Run every case against every defence; return one row per run (case, defence and what
+    happened)."""
     results = [await run_case(case, defence) for case in CASES for defence in DEFENCES]
     return pd.DataFrame([r.__dict__ for r in results])
 
@@ -136,7 +163,10 @@ async def defence_matrix() -> pd.DataFrame:
 def _verdict(runs: pd.DataFrame, defence: str, case: str) -> bool:
     row = runs[(runs["defence"] == defence) & (runs["case"] == case)]
     if len(row) != 1:
-        raise ValueError(f"runs must hold exactly one run of {case!r} against {defence!r}; pass defence_matrix()'s result")
+        raise ValueError(
+            f"runs must hold exactly one run of {case!r} against {defence!r}; pass "
+            "defence_matrix()'s result"
+        )
     return not bool(row["production_deleted"].iloc[0])
 
 
@@ -150,7 +180,14 @@ def comparison_table(runs: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ValueError: `runs` is not the DataFrame `defence_matrix()` returns.
     """
-    needed = {"case", "defence", "wanted_done", "production_deleted", "prompts", "server_rejections"}
+    needed = {
+        "case",
+        "defence",
+        "wanted_done",
+        "production_deleted",
+        "prompts",
+        "server_rejections",
+    }
     if not isinstance(runs, pd.DataFrame) or not needed <= set(runs.columns):
         raise ValueError("comparison_table needs the DataFrame returned by defence_matrix()")
 
@@ -162,7 +199,9 @@ def comparison_table(runs: pd.DataFrame) -> pd.DataFrame:
         base = runs[(runs["defence"] == defence) & (runs["case"] == "baseline")].iloc[0]
         column: dict[str, Any] = {case: held(defence, case) for case in CASES}
         column["wanted call done (baseline)"] = "yes" if base["wanted_done"] else "no"
-        column["tells test from production"] = "yes" if base["wanted_done"] and not base["production_deleted"] else "no"
+        column["tells test from production"] = (
+            "yes" if base["wanted_done"] and not base["production_deleted"] else "no"
+        )
         column["prompts per task (baseline)"] = int(base["prompts"])
         table[defence] = column
     frame = pd.DataFrame(table)

@@ -1,4 +1,5 @@
-"""The set-up check of lesson 00: which versions are installed, and are they the ones the course needs.
+"""The set-up check of lesson 00: which versions are installed, and are they the ones the course
+needs.
 
 It needs only the standard library to run, so it can report a missing package instead of
 failing on it (it shows a pandas table when pandas is there, plain text otherwise).
@@ -10,12 +11,12 @@ from __future__ import annotations
 
 import sys
 from importlib import metadata
-
 from typing import Any
 
 __all__ = ["REQUIREMENTS", "PlainReport", "environment_report"]
 
-# package -> (lowest supported major.minor, first unsupported major or None, why the course needs it)
+# package -> (lowest supported major.minor, first unsupported major or None, why the course needs
+# it)
 REQUIREMENTS: dict[str, tuple[tuple[int, int], int | None, str]] = {
     "mcp": ((2, 0), 3, "the MCP Python SDK 2.x: MCPServer, mcp.Client"),
     "pandas": ((2, 1), None, "tool tables"),
@@ -39,7 +40,8 @@ def _version_tuple(version: str) -> tuple[int, int]:
 def environment_report() -> Any:
     """Return one row per package the course needs: installed version and whether it is supported.
 
-    The `ok` column is what to look at; when a row is not ok, a `what to do` column says how to fix it.
+    The `ok` column is what to look at; when a row is not ok, a `what to do` column says how to fix
+    it.
     """
     rows = [
         {
@@ -47,7 +49,9 @@ def environment_report() -> Any:
             "installed": ".".join(map(str, sys.version_info[:3])),
             "ok": sys.version_info >= (3, 10),
             "needed for": "the course needs Python 3.10 or newer",
-            "what to do": "" if sys.version_info >= (3, 10) else "install Python 3.10+ and re-run the README's first command",
+            "what to do": ""
+            if sys.version_info >= (3, 10)
+            else "install Python 3.10+ and re-run the README's first command",
         }
     ]
     for package, (lowest, first_bad_major, why) in REQUIREMENTS.items():

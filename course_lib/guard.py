@@ -136,8 +136,7 @@ class SessionGuard:
             ValueError: the session has no such tool.
         """
         self._tool(name)
-        if self.supplies(
-            name, Leg.UNTRUSTED_CONTENT
-        ):  # an error message from outside is untrusted too
+        # an error message from outside is untrusted too
+        if self.supplies(name, Leg.UNTRUSTED_CONTENT):
             self.tainted_by.append(name)
         return self.tainted

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 from mcp import Client, StdioServerParameters
-from mcp.types import Tool
+from mcp.types import Tool, ToolAnnotations
 
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
@@ -154,7 +154,7 @@ def server_identity(target: Any) -> tuple[str, Any]:
     return ("object", id(target))
 
 
-def _describe(client: Any, identity: tuple[str, Any]) -> str:
+def _describe(client: Client, identity: tuple[str, Any]) -> str:
     """An unlisted server's name: what it calls itself, marked unlisted, and how it was reached."""
     info = getattr(client, "server_info", None)
     claimed = getattr(info, "name", None) or "unknown server"
@@ -237,13 +237,15 @@ class Host:
             self._names[identity] = name
             self._targets.append(target)
 
-    def identify(self, client: Any) -> str:
+    def identify(self, client: Client) -> str:
         """Return the name this host knows the server behind `client` by (see `servers`)."""
         identity = server_identity(client)
         return self._names.get(identity) or _describe(client, identity)
 
-    def _decide(self, server: str, tool: Tool) -> Decision:
-        decision = self.policy.decide(tool.annotations, trust=self.trust.level(server))
+    def _decide(
+        self, server: str, tool: Tool, annotations: ToolAnnotations | None
+    ) -> Decision:
+        decision = self.policy.decide(annotations, trust=self.trust.level(server))
         if tool.name in self.sensitive_tools and decision.pre_call is PreCall.ALLOW:
             why = (
                 f"{tool.name!r} is on the host's own list of sensitive tools, so the user "
@@ -263,7 +265,7 @@ class Host:
         return decision
 
     async def call(
-        self, client: Any, tool: str, arguments: Mapping[str, Any] | None = None
+        self, client: Client, tool: str, arguments: Mapping[str, Any] | None = None
     ) -> AuditEvent:
         """Decide, ask if needed, call `tool` through `client`, audit it; return the logged event.
 
@@ -280,17 +282,19 @@ class Host:
                 f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}"
             )
         arguments = dict(arguments or {})
-        server = self.identify(
-            client
-        )  # what the host connected to, never the name the server declares
+        # what the host connected to, never the name the server declares
+        server = self.identify(client)
         listed = {t.name: t for t in (await client.list_tools()).tools}
         if tool not in listed:
             raise ValueError(
                 f"server {server!r} has no tool {tool!r}; it offers: {', '.join(sorted(listed))}"
             )
         definition = listed[tool]
+        # Validated once, when the SDK built the listed `Tool`; the typed `ToolAnnotations` (or
+        # None) goes to the policy, the prompt and the behaviour check, none of which re-parses.
+        annotations = definition.annotations
         trust_before = self.trust.level(server)
-        decision = self._decide(server, definition)
+        decision = self._decide(server, definition, annotations)
 
         def record(
             answer: bool | None,
@@ -326,7 +330,7 @@ class Host:
                 arguments,
                 decision.pre_call,
                 decision.reason,
-                definition.annotations,
+                annotations,
             )
             if not self.approve(request):
                 return record(False, "not run")
@@ -341,7 +345,7 @@ class Host:
         if before is None:
             return record(answer, outcome, text=text)
         effects = tuple(side_effects(before, snapshot(self.audit_root)))  # type: ignore[arg-type]
-        finding = check_behaviour(definition.annotations, effects) or ""
+        finding = check_behaviour(annotations, effects) or ""
         if finding:
             self.trust.downgrade(server, f"{tool}: {finding}")
         return record(answer, outcome, effects, finding, text)

@@ -1,4 +1,5 @@
-"""``python -m course_lib inspect [--json] -- CMD [ARGS...] [-- CMD2 ARGS...]``: inspect any stdio MCP server.
+"""``python -m course_lib inspect [--json] -- CMD [ARGS...] [-- CMD2 ARGS...]``: inspect any stdio
+MCP server.
 
 For each server: its tools table (declared and effective hints, display title, risk
 profile) and the findings of the annotation check; then, for all servers together as one
@@ -20,39 +21,30 @@ import logging
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 from mcp.types import Tool
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .annotations import HINTS, classify, declared, display_title, effective
-from .lint import check_annotations
-from .connection import ConnectError, connect
-from .safe_text import printable, truncated
+from .inspection import DEFAULT_TIMEOUT, MAX_TOOLS, ServerInspection, inspect_servers
 from .legs import Leg
+from .lint import check_annotations
+from .safe_text import printable, truncated
 from .trifecta import analyse_session
 
-HELP = "inspect MCP servers started as commands: tools, hints, annotation findings and the session's lethal trifecta"
+HELP = (
+    "inspect MCP servers started as commands: tools, hints, annotation findings and the session's "
+    "lethal trifecta"
+)
 
 EXIT_OK = 0
 EXIT_TRIFECTA = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
-DEFAULT_TIMEOUT = 30.0
 MAX_LISTED = 5  # suppliers named per leg in the text report
-MAX_PAGES = 100  # tools/list pages read from one server
-MAX_CONCURRENT = 4  # servers started at the same time
-MAX_TOOLS = 1000  # tools read from one server; the rest are counted as not read
-MAX_NAME = 200  # characters kept of a tool's name, title and description, or a server's name
 MAX_CELL = 60  # characters of a name or title shown in a table cell
 MAX_ROWS = 200  # tools shown in one server's text table (--json has them all)
-FALLBACK_NOTE = (
-    "`{program}` closed the connection on `server/discover` (servers on mcp 1.9.3 and older crash on the "
-    "2026 request), so it was retried once with the legacy `initialize` handshake."
-)
-
 EPILOG = """\
 examples:
   python -m course_lib inspect -- python -m course_lib serve file-ops
@@ -64,26 +56,31 @@ examples:
 
 Each `--` starts one server command (its own arguments follow it, untouched); `--server`
 takes one shell-quoted command and may be repeated. All servers are one session.
-exit status: 0 inspected, 1 trifecta complete with --fail-on-trifecta, 2 usage, 3 a server could not be inspected
+exit status: 0 inspected, 1 trifecta complete with --fail-on-trifecta, 2 usage, 3 a server could not
+be inspected
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document instead of tables"
+    )
     parser.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"give up on a server that has not listed its tools after this long (default {DEFAULT_TIMEOUT:g})",
+        help="give up on a server that has not listed its tools after this long (default "
+            f"{DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--mode",
         choices=("auto", "legacy"),
         default="auto",
-        help="auto: try the 2026 server/discover, fall back to the legacy handshake (default); legacy: handshake only",
+        help="auto: try the 2026 server/discover, fall back to the legacy handshake (default); "
+            "legacy: handshake only",
     )
     parser.add_argument(
         "--server",
@@ -92,62 +89,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CMD",
         help="a server command as one shell-quoted string; repeat for more servers",
     )
-    parser.add_argument("--fail-on-trifecta", action="store_true", help="exit with status 1 when the session has all three legs")
+    parser.add_argument(
+        "--fail-on-trifecta",
+        action="store_true",
+        help="exit with status 1 when the session has all three legs",
+    )
     parser.add_argument(
         "command",
         nargs=argparse.REMAINDER,
         metavar="-- CMD [ARGS...]",
-        help="a server command; repeat `-- CMD [ARGS...]` for more servers (put options before the first --)",
+        help="a server command; repeat `-- CMD [ARGS...]` for more servers (put options before "
+            "the first --)",
     )
-
-
-@dataclass
-class ServerInspection:
-    """What inspecting one server command found (or why it failed)."""
-
-    argv: list[str]
-    tools: list[Tool] = field(default_factory=list)
-    name: str | None = None
-    version: str | None = None
-    protocol: str | None = None
-    error: str | None = None
-    fallback: str | None = None  # why the legacy handshake was retried, when it was
-    more_tools: bool = False  # the server listed more than MAX_TOOLS tools
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def command(self) -> str:
-        """The command as one shell-quoted line; this Python's own path is shown as `python`."""
-        return display_command(self.argv)
-
-    @property
-    def program(self) -> str:
-        """The program's name, without its folder: what error messages call the server."""
-        return os.path.basename(display_command(self.argv[:1])) or self.command
-
-    @property
-    def handshake(self) -> str | None:
-        if self.protocol is None:
-            return None
-        return "server/discover" if self.protocol in MODERN_PROTOCOL_VERSIONS else "initialize (legacy handshake)"
-
-
-def display_command(argv: list[str]) -> str:
-    """Return `argv` as one shell-quoted line, with the running Python's path shortened to `python`."""
-    shown = list(argv)
-    if shown and _same_file(shown[0], sys.executable):
-        shown[0] = "python"
-    return shlex.join(shown)
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return a == b or os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
@@ -161,9 +114,13 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
         try:
             argv = shlex.split(text)
         except ValueError as exc:
-            raise ValueError(f"--server {text!r} is not a valid shell command ({exc}); check the quotes") from None
+            raise ValueError(
+                f"--server {text!r} is not a valid shell command ({exc}); check the quotes"
+            ) from None
         if not argv:
-            raise ValueError("--server was given an empty command; give a program and its arguments")
+            raise ValueError(
+                "--server was given an empty command; give a program and its arguments"
+            )
         commands.append(argv)
     groups: list[list[str]] = [[]]
     for token in tokens:
@@ -172,82 +129,16 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
         else:
             groups[-1].append(token)
     if groups[0] and len(groups) > 1:
-        raise ValueError(f"put '--' before the first server command too: {shlex.join(groups[0])!r} came before it")
+        raise ValueError(
+            f"put '--' before the first server command too: {shlex.join(groups[0])!r} came before "
+            "it"
+        )
     commands += [g for g in groups if g]
     if not commands:
-        raise ValueError("no server to inspect: give one as `-- CMD [ARGS...]` or `--server \"CMD ARGS\"`")
+        raise ValueError(
+            'no server to inspect: give one as `-- CMD [ARGS...]` or `--server "CMD ARGS"`'
+        )
     return commands
-
-
-def _bounded(tool: Tool) -> Tool:
-    """`tool` with its server-chosen strings escaped and cut to `MAX_NAME` characters."""
-    update: dict[str, Any] = {"name": printable(tool.name, limit=MAX_NAME)}
-    for key in ("title", "description"):
-        value = getattr(tool, key, None)
-        if isinstance(value, str):
-            update[key] = printable(value, limit=MAX_NAME)
-    if tool.annotations is not None and isinstance(tool.annotations.title, str):
-        update["annotations"] = tool.annotations.model_copy(update={"title": printable(tool.annotations.title, limit=MAX_NAME)})
-    return tool.model_copy(update=update)
-
-
-async def _list(found: ServerInspection, argv: list[str], *, timeout: float, mode: str) -> None:
-    async with connect(argv, mode=mode, timeout=timeout) as client:
-        found.protocol = client.protocol_version
-        if client.server_info is not None:
-            found.name = printable(client.server_info.name, limit=MAX_NAME)
-            found.version = printable(client.server_info.version, limit=MAX_NAME) if client.server_info.version else None
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):  # a server may list its tools over several pages
-            page = await client.list_tools(cursor=cursor)
-            found.tools += [_bounded(t) for t in page.tools[: MAX_TOOLS - len(found.tools)]]
-            found.more_tools = found.more_tools or len(found.tools) >= MAX_TOOLS and len(page.tools) > 0
-            cursor = page.next_cursor
-            if not cursor or len(found.tools) >= MAX_TOOLS:
-                break
-
-
-async def inspect_server(argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto") -> ServerInspection:
-    """Start one server command, list its tools and stop it; never raises for a misbehaving server.
-
-    In "auto" mode, a server that closes the connection during the handshake (as servers on
-    mcp <= 1.9.3 do on `server/discover`) is started again once with the legacy handshake.
-    """
-    found = ServerInspection(list(argv))
-    try:
-        try:
-            await _list(found, argv, timeout=timeout, mode=mode)
-        except ConnectError as exc:
-            if not (exc.closed and mode == "auto"):
-                raise
-            try:
-                await _list(found, argv, timeout=timeout, mode="legacy")
-            except ConnectError:
-                raise ConnectError(f"{exc} A retry with the legacy `initialize` handshake failed too.") from None
-            found.fallback = FALLBACK_NOTE.format(program=found.program)
-    except ConnectError as exc:  # did not start, not MCP, or timed out: already one paragraph
-        found.error = str(exc)
-    except Exception as exc:  # noqa: BLE001 - a foreign server failing after the handshake
-        cause = printable(str(exc), limit=MAX_NAME)
-        found.error = f"`{found.program}` completed the MCP handshake, but listing its tools failed ({cause})."
-    return found
-
-
-async def inspect_servers(
-    commands: list[list[str]], *, timeout: float = DEFAULT_TIMEOUT, mode: str = "auto", limit: int = MAX_CONCURRENT
-) -> list[ServerInspection]:
-    """Inspect several server commands at once (at most `limit` running together); results in command order."""
-    results: list[ServerInspection | None] = [None] * len(commands)
-    limiter = anyio.CapacityLimiter(max(1, limit))
-
-    async def one(index: int, argv: list[str]) -> None:
-        async with limiter:
-            results[index] = await inspect_server(argv, timeout=timeout, mode=mode)
-
-    async with anyio.create_task_group() as group:
-        for index, argv in enumerate(commands):
-            group.start_soon(one, index, argv)
-    return [r for r in results if r is not None]
 
 
 def _cell(raw: Any, eff: Any) -> str:
@@ -267,10 +158,17 @@ def tools_lines(tools: list[Tool]) -> list[str]:
     rows = []
     for tool in tools[:MAX_ROWS]:
         raw, eff = declared(tool.annotations), effective(tool.annotations).as_wire()
-        name, title = (printable(truncated(text, MAX_CELL)) for text in (tool.name, display_title(tool)))
-        rows.append([name, title, *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))])
+        name, title = (
+            printable(truncated(text, MAX_CELL)) for text in (tool.name, display_title(tool))
+        )
+        rows.append(
+            [name, title, *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))]
+        )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    lines = [
+        "  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+        for r in [header, *rows]
+    ]
     if len(tools) > MAX_ROWS:
         lines.append(f"  ... and {len(tools) - MAX_ROWS} more tools not shown (see --json)")
     return lines
@@ -326,11 +224,17 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             lines += [f"  ERROR: {found.error}", ""]
             continue
         version = f" {found.version}" if found.version else ""
-        lines.append(f"  server {found.name or '(unnamed)'}{version}; protocol {found.protocol} via {found.handshake}; {_count(found.tools, 'tool')}")
+        lines.append(
+            f"  server {found.name or '(unnamed)'}{version}; protocol {found.protocol} via "
+            f"{found.handshake}; {_count(found.tools, 'tool')}"
+        )
         if found.fallback:
             lines.append(f"  note: {found.fallback}")
         if found.more_tools:
-            lines.append(f"  note: the server lists more than {MAX_TOOLS} tools; only the first {MAX_TOOLS} were read")
+            lines.append(
+                f"  note: the server lists more than {MAX_TOOLS} tools; only the first "
+                f"{MAX_TOOLS} were read"
+            )
         lines += tools_lines(found.tools)
         lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
         lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings[:MAX_ROWS]]
@@ -343,12 +247,18 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
         session = analyse_session(inspected)
         document["session"] = session.as_dict()
         skipped = len(results) - len(inspected)
-        lines.append(f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}" + (f" ({skipped} not inspected)" if skipped else ""))
+        lines.append(
+            f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}"
+            + (f" ({skipped} not inspected)" if skipped else "")
+        )
         lines.append(f"  {session.status}")
         for leg in Leg:
             suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
             if len(suppliers) > MAX_LISTED:
-                suppliers = [*suppliers[:MAX_LISTED], f"and {len(suppliers) - MAX_LISTED} more (see --json)"]
+                suppliers = [
+                    *suppliers[:MAX_LISTED],
+                    f"and {len(suppliers) - MAX_LISTED} more (see --json)",
+                ]
             lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
         lines.append("  what the hints cannot tell:")
         lines += [f"  - {c}" for c in session.caveats]
@@ -359,13 +269,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         commands = split_commands(list(args.command), list(args.server))
         if not args.timeout > 0:
-            raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+            raise ValueError(
+                f"--timeout must be a positive number of seconds, not {args.timeout:g}"
+            )
     except ValueError as exc:
         print(f"course_lib inspect: {exc}", file=sys.stderr)
         return EXIT_USAGE
     mcp_logger = logging.getLogger("mcp")
     level = mcp_logger.level
-    mcp_logger.setLevel(logging.CRITICAL + 1)  # the SDK logs parse errors of foreign output with tracebacks
+    # the SDK logs parse errors of foreign output with tracebacks
+    mcp_logger.setLevel(logging.CRITICAL + 1)
     try:
 
         async def inspect_all() -> list[ServerInspection]:

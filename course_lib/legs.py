@@ -6,7 +6,6 @@ Introduced in: notebooks/04_lethal_trifecta.ipynb
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 __all__ = ["CAVEATS", "Basis", "Leg", "as_leg"]
 
@@ -48,7 +47,7 @@ CAVEATS: tuple[str, ...] = (
 """What the four hints cannot tell; every report carries these."""
 
 
-def as_leg(value: Any) -> Leg:
+def as_leg(value: Leg | str) -> Leg:
     """Return `value` as a `Leg` (the enum, its value or its name).
 
     Raises:

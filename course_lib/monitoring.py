@@ -4,7 +4,8 @@ Five signals, each with the direction a healthy deployment shows (`SIGNALS`):
 
 1. writes by tools declared read-only: should be 0; anything else means a hint or an
    implementation is wrong;
-2. share of sensitive calls run without confirmation: near 0; high means the client trusts hints too much;
+2. share of sensitive calls run without confirmation: near 0; high means the client
+   trusts hints too much;
 3. changes of a tool's hints between listings: 0; each one needs re-approval (a rug pull?);
 4. confirmation approval rate: well below 100 %; near 100 % means prompts are clicked through;
 5. server authorisation rejection rate: small but not 0; a steady 0 suggests scopes too broad
@@ -53,7 +54,8 @@ EVENT_COLUMNS = (
     "tool",
     "hints",  # the tool's declared hints as listed, e.g. "readOnly=true destructive=absent ..."
     "declared_read_only",  # bool: the tool declared readOnlyHint true when called
-    "sensitive",  # bool: the host treats the call as sensitive (not declared read-only, or on its own list)
+    # bool: the host treats the call as sensitive (not declared read-only, or on its own list)
+    "sensitive",
     "confirmation",  # "not asked", "approved" or "declined"
     "authorisation",  # "allowed", "rejected" or "not checked" (by the server)
     "write_observed",  # bool: the audit saw the call change state
@@ -73,24 +75,54 @@ class Signal:
 
 
 SIGNALS: tuple[Signal, ...] = (
-    Signal("writes by read-only tools", "count", 0, 0, "0", "a hint or an implementation is wrong: audit the tool"),
-    Signal("sensitive calls without confirmation", "share", 0, 0.05, "near 0 (say ≤ 5 %)", "the client trusts hints (or auto-approval) too much"),
-    Signal("hint changes", "count", 0, 0, "0", "definitions changed after approval: re-approve, suspect a rug pull"),
-    Signal("confirmation approval rate", "share", 0, 0.95, "below 100 % (say ≤ 95 %)", "prompts are clicked through: approval fatigue"),
-    Signal("authorisation rejection rate", "share", 0.005, 0.05, "above 0 (say 0.5–5 %)", "0: scopes too broad or no check; high: misuse"),
+    Signal(
+        "writes by read-only tools", "count", 0, 0, "0",
+        "a hint or an implementation is wrong: audit the tool",
+    ),
+    Signal(
+        "sensitive calls without confirmation", "share", 0, 0.05, "near 0 (say ≤ 5 %)",
+        "the client trusts hints (or auto-approval) too much",
+    ),
+    Signal(
+        "hint changes", "count", 0, 0, "0",
+        "definitions changed after approval: re-approve, suspect a rug pull",
+    ),
+    Signal(
+        "confirmation approval rate", "share", 0, 0.95, "below 100 % (say ≤ 95 %)",
+        "prompts are clicked through: approval fatigue",
+    ),
+    Signal(
+        "authorisation rejection rate", "share", 0.005, 0.05, "above 0 (say 0.5–5 %)",
+        "0: scopes too broad or no check; high: misuse",
+    ),
 )
 _BY_NAME = {s.name: s for s in SIGNALS}
 
 # (server, tool): (hints on a healthy day, sensitive on the host's own list)
 _TOOLS: dict[tuple[str, str], tuple[str, bool]] = {
     ("annotated-file-ops", "read_file"): ("readOnly=true openWorld=false", False),
-    ("annotated-file-ops", "append_text"): ("readOnly=false destructive=false idempotent=false openWorld=false", False),
-    ("annotated-file-ops", "delete_file"): ("readOnly=false destructive=true idempotent=true openWorld=false", True),
+    ("annotated-file-ops", "append_text"): (
+        "readOnly=false destructive=false idempotent=false openWorld=false",
+        False,
+    ),
+    ("annotated-file-ops", "delete_file"): (
+        "readOnly=false destructive=true idempotent=true openWorld=false",
+        True,
+    ),
     ("log-tidy", "disk_usage"): ("readOnly=true openWorld=false", False),
-    ("log-tidy", "tidy_logs"): ("readOnly=false destructive=true idempotent=true openWorld=false", False),
+    ("log-tidy", "tidy_logs"): (
+        "readOnly=false destructive=true idempotent=true openWorld=false",
+        False,
+    ),
     ("ops-assistant", "list_logs"): ("readOnly=true openWorld=false", False),
-    ("ops-assistant", "cleanup_logs"): ("readOnly=false destructive=true idempotent=true openWorld=false", True),
-    ("ops-db", "execute_query"): ("readOnly=false destructive=true idempotent=false openWorld=false", True),
+    ("ops-assistant", "cleanup_logs"): (
+        "readOnly=false destructive=true idempotent=true openWorld=false",
+        True,
+    ),
+    ("ops-db", "execute_query"): (
+        "readOnly=false destructive=true idempotent=false openWorld=false",
+        True,
+    ),
 }
 _WEIGHTS = {
     "read_file": 30, "append_text": 8, "delete_file": 4, "disk_usage": 10, "tidy_logs": 3,
@@ -101,7 +133,9 @@ _AUTHORISING = {"ops-assistant", "ops-db"}
 _LYING_HINTS = "readOnly=true openWorld=false"
 
 
-def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tuple[int, int] = (30, 50)) -> pd.DataFrame:
+def simulate_day(
+    seed: int = 2026, *, problems: bool = True, calls_per_hour: tuple[int, int] = (30, 50)
+) -> pd.DataFrame:
     """Return one working day (08:00 to 19:00) of audit events of the operations assistant, seeded.
 
     With `problems` the day goes wrong the ways lesson 06 warns about: log-tidy's
@@ -120,7 +154,10 @@ def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tup
         raise ValueError(f"seed must be an integer, not {seed!r}")
     low, high = calls_per_hour
     if not (isinstance(low, int) and isinstance(high, int) and 0 < low <= high <= 10_000):
-        raise ValueError(f"calls_per_hour must be (low, high) with 0 < low <= high <= 10000, not {calls_per_hour!r}")
+        raise ValueError(
+            "calls_per_hour must be (low, high) with 0 < low <= high <= 10000, not "
+            f"{calls_per_hour!r}"
+        )
     rng = random.Random(seed)
     approve_p = 0.98 if problems else 0.8
     reject_p = 0.0 if problems else 0.03
@@ -138,7 +175,9 @@ def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tup
     for hour in range(8, 19):
         start = DAY + pd.Timedelta(hours=hour)
         for server, tool in names:
-            rows.append({"time": start, "event": "tools/list", "server": server, "tool": tool, "hints": hints_at(server, tool, hour)})
+            hints = hints_at(server, tool, hour)
+            row = {"time": start, "event": "tools/list", "server": server, "tool": tool}
+            rows.append({**row, "hints": hints})
         for _ in range(rng.randint(low, high)):
             server, tool = rng.choices(names, weights)[0]
             hints = hints_at(server, tool, hour)
@@ -170,7 +209,8 @@ def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tup
                 }
             )
     frame = pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
-    frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable").reset_index(drop=True)
+    frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable")
+    frame = frame.reset_index(drop=True)
     for column in ("declared_read_only", "sensitive", "write_observed"):
         frame[column] = frame[column].astype("boolean")
     return frame
@@ -178,10 +218,15 @@ def simulate_day(seed: int = 2026, *, problems: bool = True, calls_per_hour: tup
 
 def _check_events(events: Any) -> pd.DataFrame:
     if not isinstance(events, pd.DataFrame):
-        raise ValueError(f"events must be a DataFrame with the columns of EVENT_COLUMNS, not {type(events).__name__}")
+        raise ValueError(
+            "events must be a DataFrame with the columns of EVENT_COLUMNS, not "
+            f"{type(events).__name__}"
+        )
     missing = [c for c in EVENT_COLUMNS if c not in events.columns]
     if missing:
-        raise ValueError(f"events lacks the column(s) {', '.join(missing)}; see monitoring.EVENT_COLUMNS")
+        raise ValueError(
+            f"events lacks the column(s) {', '.join(missing)}; see monitoring.EVENT_COLUMNS"
+        )
     return events
 
 
@@ -194,7 +239,9 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
     listings = events[events["event"] == "tools/list"].sort_values("time", kind="stable")
     ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
     sensitive_ran = calls[calls["sensitive"].eq(True) & (calls["confirmation"] != "declined")]
-    unconfirmed = _ratio(int((sensitive_ran["confirmation"] == "not asked").sum()), len(sensitive_ran))
+    unconfirmed = _ratio(
+        int((sensitive_ran["confirmation"] == "not asked").sum()), len(sensitive_ran)
+    )
     changes = 0
     for _, group in listings.groupby(["server", "tool"], sort=True):
         hints = group["hints"].tolist()
@@ -225,7 +272,8 @@ def _reading(signal: Signal, value: float) -> str:
 
 
 def five_signals(events: pd.DataFrame) -> pd.DataFrame:
-    """Return the five signals for a log of events: reading, value, healthy range, status and what an alert suggests.
+    """Return the five signals for a log of events: reading, value, healthy range, status and what
+    an alert suggests.
 
     `reading` is the value as a person reads it ("7.4 %", "2"); `value` is the number, shares
     as fractions (0.25 is 25 %); a share with nothing to count is NaN ("no data").
@@ -268,7 +316,9 @@ def hourly_signals(events: pd.DataFrame) -> pd.DataFrame:
         earlier = events[hours < hour]
         now = _values(events[hours == hour])
         # a hint change needs the previous listing, which may be in an earlier hour
-        now["hint changes"] = _values(until)["hint changes"] - (_values(earlier)["hint changes"] if len(earlier) else 0)
+        now["hint changes"] = _values(until)["hint changes"] - (
+            _values(earlier)["hint changes"] if len(earlier) else 0
+        )
         rows[int(hour)] = now
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "hour"
@@ -278,7 +328,9 @@ def hourly_signals(events: pd.DataFrame) -> pd.DataFrame:
 _BLUE, _GREEN, _RED = "#0072B2", "#009E73", "#D55E00"  # Okabe-Ito: colour-blind safe
 
 
-def plot_dashboard(events: pd.DataFrame, *, title: str = "A day of tool calls: five signals") -> Figure:
+def plot_dashboard(
+    events: pd.DataFrame, *, title: str = "A day of tool calls: five signals"
+) -> Figure:
     """Draw the five signals hour by hour, one panel each, the healthy range shaded green.
 
     Points are blue inside the healthy range and vermilion outside it; each panel's title gives
@@ -288,7 +340,8 @@ def plot_dashboard(events: pd.DataFrame, *, title: str = "A day of tool calls: f
     Raises:
         ValueError: `events` is not a DataFrame with `EVENT_COLUMNS`.
     """
-    # imported here so `import course_lib` stays quick; pyplot lets Jupyter display the returned figure
+    # imported here so `import course_lib` stays quick; pyplot lets Jupyter display the returned
+    # figure
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
@@ -306,11 +359,19 @@ def plot_dashboard(events: pd.DataFrame, *, title: str = "A day of tool calls: f
         ax.axhline(signal.high * scale, color=_GREEN, lw=1.5, zorder=1)
         ax.plot(values.index, shown_values, color="#999999", lw=1, zorder=2)
         ax.scatter(values.index, shown_values.fillna(0), c=colours, s=28, zorder=3)
-        top = max(float(shown_values.max(skipna=True)) if values.notna().any() else 0.0, signal.high * scale, 1.0)
+        top = max(
+            float(shown_values.max(skipna=True)) if values.notna().any() else 0.0,
+            signal.high * scale,
+            1.0,
+        )
         ax.set_ylim(-0.05 * top, top * 1.15)
         if signal.unit == "count":
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(f"{signal.name}\nday: {day.loc[signal.name, 'reading']} ({day.loc[signal.name, 'status']})", fontsize=9)
+        ax.set_title(
+            f"{signal.name}\nday: {str(day.loc[signal.name, 'reading'])} "
+            f"({str(day.loc[signal.name, 'status'])})",
+            fontsize=9,
+        )
         ax.set_ylabel("%" if signal.unit == "share" else "count", fontsize=8)
         ax.set_xlabel("hour", fontsize=8)
         ax.tick_params(labelsize=7)

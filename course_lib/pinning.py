@@ -32,11 +32,11 @@ from .annotations import Tools, as_tool, as_tools
 __all__ = ["PinCheck", "PinStore", "changed_fields", "definition", "fingerprint"]
 
 
-def _tool(tool: Any) -> Tool:
+def _tool(tool: Tool | Mapping[str, Any]) -> Tool:
     return as_tool(tool)  # strict: a malformed tool dict is refused, not silently fixed by the SDK
 
 
-def definition(tool: Any) -> dict[str, Any]:
+def definition(tool: Tool | Mapping[str, Any]) -> dict[str, Any]:
     """Return the pinned part of a tool definition: everything the server sent, as wire JSON.
 
     Absent fields are left out, so an absent hint and a hint set to false differ.
@@ -47,7 +47,7 @@ def definition(tool: Any) -> dict[str, Any]:
     return _tool(tool).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def fingerprint(tool: Any) -> str:
+def fingerprint(tool: Tool | Mapping[str, Any]) -> str:
     """Return a SHA-256 fingerprint of a tool's definition (``"sha256:"`` and 64 hex digits).
 
     Two definitions have the same fingerprint exactly when their wire JSON is equal
@@ -56,9 +56,11 @@ def fingerprint(tool: Any) -> str:
     Raises:
         ValueError: `tool` is not a `Tool` or a tool dict.
     """
-    canonical = json.dumps(
-        definition(tool), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    return _fingerprint(definition(tool))
+
+
+def _fingerprint(pinned: Mapping[str, Any]) -> str:
+    canonical = json.dumps(pinned, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -120,12 +122,12 @@ class PinStore:
         """
         server = self._server(server)
         pinned = []
-        for tool in as_tools(tools):
-            self._pins[(server, tool.name)] = definition(tool)
-            pinned.append(fingerprint(tool))
+        for tool in as_tools(tools):  # each tool checked and dumped once
+            self._pins[(server, tool.name)] = wire = definition(tool)
+            pinned.append(_fingerprint(wire))
         return pinned
 
-    def check(self, tool: Any, *, server: str = "") -> PinCheck:
+    def check(self, tool: Tool | Mapping[str, Any], *, server: str = "") -> PinCheck:
         """Compare a tool with its pinned definition.
 
         Raises:

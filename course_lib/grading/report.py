@@ -10,17 +10,20 @@ case's inputs or expected values, though labels and hints say what a case tests.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ..safe_text import printable
 from .cases import Exercise
 from .runner import STATUSES, ExerciseResult
 
-__all__ = ["student_row", "write_feedback", "write_gradebook", "write_results"]
+__all__ = ["feedback_names", "student_row", "write_feedback", "write_gradebook", "write_results"]
 
 
 def _points(value: float) -> str:
@@ -30,7 +33,7 @@ def _points(value: float) -> str:
 def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise], notes: Sequence[str] = ()) -> dict[str, str]:
     """Return one gradebook row: per-exercise points, total, maximum, status, notes, seconds."""
     by_exercise = {r.exercise: r for r in results}
-    row = {"student": student}
+    row = {"student": printable(student)}  # a name is the learner's text: no control character in the file
     for exercise_id in exercises:
         result = by_exercise.get(exercise_id)
         row[exercise_id] = _points(result.score if result else 0.0)
@@ -42,14 +45,17 @@ def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict
     else:
         row["status"] = next(s for s in STATUSES if s in statuses)
     all_notes = list(notes)
+    # A note every exercise shares (grading without isolation) comes first, once.
+    shared = [n for n in dict.fromkeys(n for r in results for n in r.notes) if n.startswith("graded WITHOUT isolation")]
+    all_notes = shared + all_notes
     for result in results:
         # One entry per exercise: its status (unless graded) and its notes, each said once.
-        said = [n for n in dict.fromkeys(result.notes) if n != result.status]
+        said = [n for n in dict.fromkeys(result.notes) if n != result.status and n not in shared]
         if result.status != "graded":
             all_notes.append(f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else ""))
         else:
             all_notes += [f"{result.exercise}: {n}" for n in said]
-    row["notes"] = " | ".join(all_notes)
+    row["notes"] = printable(" | ".join(all_notes))
     row["seconds"] = f"{sum(r.seconds for r in results):.1f}"
     return row
 
@@ -75,14 +81,60 @@ def write_gradebook(path: Path, rows: Iterable[dict[str, str]], exercises: dict[
     _replace(Path(path), buffer.getvalue())
 
 
+# Characters JSON leaves raw that a terminal acts on (C1 controls such as U+009B, bidi overrides,
+# line and paragraph separators): written as \\uXXXX escapes, so the file reads back unchanged.
+_RAW_IN_JSON = re.compile("[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_line(value: object) -> str:
+    """One JSON line that is safe to print: non-ASCII text kept, every control character escaped."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
 def write_results(path: Path, results: Iterable[ExerciseResult]) -> None:
     """Write one JSON object per (student, exercise): every case with its detail (instructor only)."""
-    lines = [json.dumps(r.as_dict(), ensure_ascii=False, sort_keys=True) for r in results]
+    lines = [json_line(r.as_dict()) for r in results]
     _replace(Path(path), "\n".join(lines) + ("\n" if lines else ""))
 
 
-def _safe_name(student: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", student).strip("._") or "student"
+_UNSAFE_IN_NAME = re.compile(r'[\x00-\x1f\x7f-\x9f/\\:*?"<>|]+')
+_MAX_NAME_BYTES = 200
+
+
+def _file_stem(student: str) -> str:
+    stem = unicodedata.normalize("NFC", student)
+    stem = "".join("_" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") else c for c in stem)
+    stem = _UNSAFE_IN_NAME.sub("_", stem).strip(" .") or "student"
+    while len(stem.encode("utf-8")) > _MAX_NAME_BYTES:
+        stem = stem[:-1]
+    return stem
+
+
+def feedback_names(students: Iterable[str]) -> dict[str, str]:
+    """A feedback file name for each student: unique, and telling whose it is.
+
+    The name is the student's own (non-ASCII letters kept). Where it had to change (a character
+    a file name cannot hold) or would clash with another's on a case-insensitive disk, a short
+    hash of the full name is added: José, Jos and 李雷 get José.md, Jos.md and 李雷.md, while
+    "a/b" and "a_b" both get "a_b-" and eight hex digits of their hash.
+    """
+    students = list(dict.fromkeys(students))
+    stems = {s: _file_stem(s) for s in students}
+    clashes: dict[str, int] = {}
+    for stem in stems.values():
+        clashes[stem.casefold()] = clashes.get(stem.casefold(), 0) + 1
+    names = {}
+    for student, stem in stems.items():
+        if stem != student or clashes[stem.casefold()] > 1:
+            stem = f"{stem}-{hashlib.sha256(student.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+        names[student] = f"{stem}.md"
+    taken = [n.casefold() for n in names.values()]
+    for student, name in names.items():  # a literal name that equals another's hashed one
+        if taken.count(name.casefold()) > 1:
+            digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+            names[student] = f"{stems[student]}-{digest}.md"
+    return names
 
 
 _MARK = {"passed": "✓", "not attempted": "…", "missing": "…", "not run": "…"}
@@ -92,14 +144,14 @@ _ATTEMPTED_WRONG = {"failed", "error"}  # only these get the judge's message and
 
 def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> str:
     """Return a student's feedback as Markdown: scores, notes, and each case by label."""
-    lines = [f"# Feedback for {student}", ""]
+    lines = [f"# Feedback for {printable(student)}", ""]
     by_exercise = {r.exercise: r for r in results}
     for exercise_id, exercise in exercises.items():
         result = by_exercise.get(exercise_id)
         if result is None:
             continue
         lines.append(f"## {exercise.title} ({exercise_id}): {_points(result.score)} / {_points(result.max_score)}, {result.status}")
-        lines += [f"- note: {n}" for n in result.notes]
+        lines += [f"- note: {printable(n)}" for n in result.notes]
         if result.status == "missing":  # nothing handed in: no list of cases that did not run
             lines.append("")
             continue
@@ -124,8 +176,10 @@ def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: di
     return "\n".join(lines) + "\n"
 
 
-def write_feedback(folder: Path, student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> Path:
-    """Write `folder/<student>.md` and return its path."""
-    path = Path(folder) / f"{_safe_name(student)}.md"
+def write_feedback(
+    folder: Path, student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise], name: str | None = None
+) -> Path:
+    """Write `folder/<name>` (default: the student's name from `feedback_names`) and return its path."""
+    path = Path(folder) / (name or feedback_names([student])[student])
     _replace(path, feedback_text(student, results, exercises))
     return path

@@ -5,10 +5,13 @@ Introduced in: notebooks/04_lethal_trifecta.ipynb
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..legs import Basis, Leg
 from ..trifecta import SessionReport, SessionTool
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["LEG_COLORS", "LEG_LETTERS", "TRIFECTA_COLOR", "plot_session"]
 
@@ -27,7 +30,9 @@ LEG_LETTERS: dict[Leg, str] = {
 TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
 
 
-def plot_session(report: SessionReport, ax: Any = None, *, title: str | None = None) -> Any:
+def plot_session(
+    report: SessionReport, ax: Axes | None = None, *, title: str | None = None
+) -> Axes:
     """Draw the session: one node per leg (a triangle), each tool linked to the legs it supplies.
 
     Tools are coloured by their legs (blue P private data, orange U untrusted content, purple

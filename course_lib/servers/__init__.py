@@ -1,4 +1,5 @@
-"""The course's demo MCP servers. Each module exposes `build_server(...)` returning a fresh `MCPServer`.
+"""The course's demo MCP servers. Each module exposes `build_server(...)` returning a fresh
+`MCPServer`.
 
 `SERVERS` maps the name used on the command line (``python -m course_lib serve NAME``)
 to the module path of its factory; every factory takes `root=` (its sandbox folder).

@@ -43,7 +43,9 @@ class NotInSandbox(SandboxError):
 class Sandbox:
     """A root folder, and the rules that keep every tool path inside it."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, *, prefix: str = "course-sandbox-") -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] | None = None, *, prefix: str = "course-sandbox-"
+    ) -> None:
         """Use the folder `root` (created if missing), or a new temporary folder.
 
         A temporary folder the sandbox made itself is deleted with it: when the sandbox is
@@ -57,7 +59,9 @@ class Sandbox:
         if not path.exists():
             path.mkdir(parents=True)
         if not path.is_dir():
-            raise ValueError(f"sandbox root {str(path)!r} is not a folder; give a folder the server may use")
+            raise ValueError(
+                f"sandbox root {str(path)!r} is not a folder; give a folder the server may use"
+            )
         self.root = path.resolve()
 
     def __repr__(self) -> str:
@@ -88,7 +92,9 @@ class Sandbox:
         full = self.root.joinpath(*parts)
         real = Path(os.path.realpath(full))
         if real != self.root and self.root not in real.parents:
-            raise SandboxError(f"path {path!r} leads outside the sandbox (through a symbolic link); refused")
+            raise SandboxError(
+                f"path {path!r} leads outside the sandbox (through a symbolic link); refused"
+            )
         if real == self.root and kind == "file":
             raise SandboxError(f"path {path!r} names the sandbox folder itself, not a file in it")
         if must_exist and not real.exists():
@@ -104,7 +110,8 @@ class Sandbox:
     # --- file-descriptor access: nothing below re-opens a name that was checked -------------
 
     def name(self, path: str, *, kind: str = "file") -> str:
-        """The sandbox-relative name of `path` (``""`` for the sandbox itself), checked but not opened."""
+        """The sandbox-relative name of `path` (``""`` for the sandbox itself), checked but not
+        opened."""
         return "/".join(self._parts(path, kind))
 
     def _parts(self, path: str, kind: str) -> tuple[str, ...]:
@@ -121,8 +128,13 @@ class Sandbox:
             raise SandboxError(f"path must be a string, not {type(path).__name__}")
         if path.strip() == "":
             if kind == "folder":
-                raise SandboxError("folder is empty: give a folder inside the sandbox, e.g. 'logs' ('.' is the whole sandbox)")
-            raise SandboxError("path is empty: give a file name inside the sandbox, e.g. 'notes.txt'")
+                raise SandboxError(
+                    "folder is empty: give a folder inside the sandbox, e.g. 'logs' ('.' is the "
+                    "whole sandbox)"
+                )
+            raise SandboxError(
+                "path is empty: give a file name inside the sandbox, e.g. 'notes.txt'"
+            )
         if "\x00" in path:
             raise SandboxError("path contains a NUL byte, which no file name may contain")
         if len(path) > MAX_PATH:
@@ -133,18 +145,25 @@ class Sandbox:
                 candidate = candidate.relative_to(self.root)
             except ValueError:
                 raise SandboxError(
-                    f"absolute path {path!r} is outside the sandbox; use a path relative to the sandbox root"
+                    f"absolute path {path!r} is outside the sandbox; use a path relative to the "
+                    "sandbox root"
                 ) from None
         parts = candidate.parts
         if any(part == ".." for part in parts):
-            raise SandboxError(f"path {path!r} contains '..'; paths may not climb out of the sandbox")
+            raise SandboxError(
+                f"path {path!r} contains '..'; paths may not climb out of the sandbox"
+            )
         for part in parts:
             if len(part) > MAX_NAME:
-                raise SandboxError(f"a name in {path!r} is {len(part)} characters long; the limit is {MAX_NAME}")
+                raise SandboxError(
+                    f"a name in {path!r} is {len(part)} characters long; the limit is {MAX_NAME}"
+                )
         return parts
 
     @contextmanager
-    def _folder_fd(self, parts: tuple[str, ...], shown: str, *, create: bool = False) -> Iterator[int]:
+    def _folder_fd(
+        self, parts: tuple[str, ...], shown: str, *, create: bool = False
+    ) -> Iterator[int]:
         fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             for index, part in enumerate(parts):
@@ -154,14 +173,20 @@ class Sandbox:
                     except FileExistsError:
                         pass
                 try:
-                    child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                    child = os.open(
+                        part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+                    )
                 except FileNotFoundError:
-                    raise NotInSandbox(f"no folder {'/'.join(parts[: index + 1])!r} in the sandbox") from None
+                    raise NotInSandbox(
+                        f"no folder {'/'.join(parts[: index + 1])!r} in the sandbox"
+                    ) from None
                 except OSError as exc:
                     if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(part, fd):
                         raise _link_error(shown) from None
                     if exc.errno == errno.ENOTDIR:
-                        raise SandboxError(f"{'/'.join(parts[: index + 1])!r} is a file, not a folder") from None
+                        raise SandboxError(
+                            f"{'/'.join(parts[: index + 1])!r} is a file, not a folder"
+                        ) from None
                     raise SandboxError(f"{shown!r} cannot be opened ({exc.strerror})") from None
                 os.close(fd)
                 fd = child
@@ -171,7 +196,8 @@ class Sandbox:
 
     @contextmanager
     def folder(self, path: str = ".") -> Iterator[int]:
-        """Yield an open descriptor of the folder `path` (``"."``: the sandbox), reached without following links.
+        """Yield an open descriptor of the folder `path` (``"."``: the sandbox), reached without
+        following links.
 
         Raises:
             SandboxError: the path is refused, missing, a file, or goes through a symbolic link.
@@ -185,11 +211,15 @@ class Sandbox:
             pass
 
     @contextmanager
-    def _file_fd(self, path: str, flags: int, *, create: bool = False) -> Iterator[tuple[int, os.stat_result]]:
+    def _file_fd(
+        self, path: str, flags: int, *, create: bool = False
+    ) -> Iterator[tuple[int, os.stat_result]]:
         parts = self._parts(path, "file")
         with self._folder_fd(parts[:-1], path) as parent:
             try:
-                flags |= os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+                flags |= (
+                    os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+                )
                 fd = os.open(parts[-1], flags, 0o644, dir_fd=parent)
             except FileNotFoundError:
                 raise NotInSandbox(f"no file {path!r} in the sandbox") from None
@@ -209,7 +239,8 @@ class Sandbox:
                 raise _special_error(path)
             if info.st_nlink > 1:
                 raise SandboxError(
-                    f"{path!r} is a hard link (the same file has {info.st_nlink} names, maybe one outside the "
+                    f"{path!r} is a hard link (the same file has {info.st_nlink} names, maybe one "
+                    "outside the "
                     "sandbox); refused"
                 )
             yield fd, info
@@ -225,7 +256,9 @@ class Sandbox:
             SandboxError: the path is refused, missing, not a regular file, or too large.
         """
         with self._file_fd(path, os.O_RDONLY) as (fd, info):
-            too_big = SandboxError(f"{path!r} is larger than {limit} bytes; this tool reads small files only")
+            too_big = SandboxError(
+                f"{path!r} is larger than {limit} bytes; this tool reads small files only"
+            )
             if info.st_size > limit:
                 raise too_big
             chunks, size = [], 0
@@ -248,7 +281,8 @@ class Sandbox:
             raise SandboxError(f"{path!r} is not UTF-8 text") from None
 
     def append_text(self, path: str, text: str) -> str:
-        """Append `text` to the regular file `path`, creating it if needed; return its sandbox-relative name."""
+        """Append `text` to the regular file `path`, creating it if needed; return its
+        sandbox-relative name."""
         with self._file_fd(path, os.O_WRONLY | os.O_APPEND, create=True) as (fd, _):
             data = text.encode("utf-8")
             while data:
@@ -256,11 +290,17 @@ class Sandbox:
         return self.name(path)
 
     def write_new(self, path: str, text: str) -> bool:
-        """Create `path` holding `text` unless something already has that name; return whether it was written."""
+        """Create `path` holding `text` unless something already has that name; return whether it
+        was written."""
         parts = self._parts(path, "file")
         with self._folder_fd(parts[:-1], path) as parent:
             try:
-                fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=parent)
+                fd = os.open(
+                    parts[-1],
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                    0o644,
+                    dir_fd=parent,
+                )
             except FileExistsError:
                 return False
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -268,7 +308,8 @@ class Sandbox:
         return True
 
     def delete(self, path: str) -> bool:
-        """Delete the file `path` (a link is refused, not followed); return False if it did not exist.
+        """Delete the file `path` (a link is refused, not followed); return False if it did not
+        exist.
 
         Raises:
             SandboxError: the path is refused, or names a folder.
@@ -290,7 +331,8 @@ class Sandbox:
             return True
 
     def files(self, folder: str = ".") -> list[tuple[str, os.stat_result]]:
-        """The regular files directly inside `folder`, sorted by name, with their `lstat` (links are skipped)."""
+        """The regular files directly inside `folder`, sorted by name, with their `lstat` (links are
+        skipped)."""
         with self.folder(folder) as fd:
             found = []
             for name in os.listdir(fd):
@@ -303,7 +345,8 @@ class Sandbox:
         return sorted(found)
 
     def check_file(self, path: str) -> os.stat_result:
-        """The `fstat` of `path` if it is a regular, single-link file reached without links; refuse it otherwise."""
+        """The `fstat` of `path` if it is a regular, single-link file reached without links; refuse
+        it otherwise."""
         with self._file_fd(path, os.O_RDONLY) as (_, info):
             return info
 
@@ -317,7 +360,8 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 def _link_error(path: str) -> SandboxError:
     return SandboxError(
-        f"path {path!r} goes through a symbolic link, which could lead outside the sandbox; links are not followed"
+        f"path {path!r} goes through a symbolic link, which could lead outside the sandbox; links "
+        "are not followed"
     )
 
 

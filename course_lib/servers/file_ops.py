@@ -59,7 +59,8 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     store = KeyValueStore()
     server = MCPServer(
         NAME,
-        instructions="Reads, appends to and deletes text files in one sandbox folder; keeps a small key-value store.",
+        instructions="Reads, appends to and deletes text files in one sandbox folder; keeps a "
+            "small key-value store.",
         log_level="WARNING",
     )
 
@@ -76,22 +77,28 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Append text to a file",
         annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
         ),
     )
     def append_text(path: str, text: str) -> str:
-        """Append `text` to a file in the sandbox, creating the file if needed. Existing text is kept."""
+        """Append `text` to a file in the sandbox, creating the file if needed. Existing text is kept."""  # noqa: E501
         return f"appended {len(text)} characters to {sandbox.append_text(path, text)}"
 
     @server.tool(
         structured_output=False,  # plain text results; also spares a client the jsonschema import
         title="Set a value",
         annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
         ),
     )
     def set_value(key: str, value: str) -> str:
-        """Set `key` to `value` in the server's key-value store. Earlier values are kept in its history."""
+        """Set `key` to `value` in the server's key-value store. Earlier values are kept in its history."""  # noqa: E501
         if not key:
             raise ToolError("key is empty: give a name such as 'owner'")
         if store.set(key, value):
@@ -114,4 +121,3 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     server.sandbox = sandbox  # type: ignore[attr-defined]
     server.store = store  # type: ignore[attr-defined]
     return server
-

@@ -1,8 +1,8 @@
 """The "mailer" demo server: sends e-mail, or rather records it in an outbox, touching no network.
 
-| tool        | profile  | readOnly | destructive | idempotent | openWorld | trifecta leg (host's knowledge) |
-|-------------|----------|----------|-------------|------------|-----------|---------------------------------|
-| send_email  | additive | false    | false       | false      | true      | external communication          |
+| tool       | profile  | readOnly | destructive | idempotent | openWorld | leg (host's knowledge) |
+|------------|----------|----------|-------------|------------|-----------|------------------------|
+| send_email | additive | false    | false       | false      | true      | external communication |
 
 Honest annotations: sending adds a message (nothing is overwritten), sending twice
 sends two messages, and the message goes out to the open world. Every "sent"
@@ -53,7 +53,8 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
 
     server = MCPServer(
         NAME,
-        instructions="Sends e-mail on behalf of the operations team (demo: records messages in an outbox).",
+        instructions="Sends e-mail on behalf of the operations team (demo: records messages in an "
+            "outbox).",
         log_level="WARNING",
     )
 
@@ -61,17 +62,23 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         structured_output=False,  # plain text for the model; no output schema to validate
         title="Send an e-mail",
         annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=True,
         ),
     )
     def send_email(to: str, subject: str, body: str) -> str:
         """Send an e-mail to one address. Sending the same message twice sends it twice."""
         if not _ADDRESS.match(to):
-            raise ToolError(f"{to!r} is not an e-mail address; give one address such as 'mei@ops.example'")
+            raise ToolError(
+                f"{to!r} is not an e-mail address; give one address such as 'mei@ops.example'"
+            )
         if len(body) > MAX_BODY:
             raise ToolError(f"the body is {len(body)} characters long; the limit is {MAX_BODY}")
         message = Message(to=to, subject=subject, body=body)
-        sandbox.append_text(OUTBOX, json.dumps(asdict(message)) + "\n")  # checked again on every use
+        # checked again on every use
+        sandbox.append_text(OUTBOX, json.dumps(asdict(message)) + "\n")
         outbox.append(message)
         return f"sent to {to} ({len(body)} characters)"
 

@@ -76,26 +76,36 @@ class AuthDecision:
     reason: str
 
 
-def issue_token(scopes: Sequence[str], *, resource: str = RESOURCE, client_id: str = "ops-assistant") -> AccessToken:
-    """Return an access token with these scopes for `resource` (what an authorisation server would issue).
+def issue_token(
+    scopes: Sequence[str], *, resource: str = RESOURCE, client_id: str = "ops-assistant"
+) -> AccessToken:
+    """Return an access token with these scopes for `resource` (what an authorisation server would
+    issue).
 
     Raises:
         ValueError: `scopes` is a plain string or holds something that is not a non-empty string.
     """
     if isinstance(scopes, str) or not all(isinstance(s, str) and s.strip() for s in scopes):
-        raise ValueError("scopes must be a list of scope strings, e.g. ['logs:read', 'logs:delete:test']")
-    return AccessToken(token=f"demo-{client_id}", client_id=client_id, scopes=list(scopes), resource=resource)
+        raise ValueError(
+            "scopes must be a list of scope strings, e.g. ['logs:read', 'logs:delete:test']"
+        )
+    return AccessToken(
+        token=f"demo-{client_id}", client_id=client_id, scopes=list(scopes), resource=resource
+    )
 
 
 @contextmanager
 def as_caller(token: AccessToken | None) -> Iterator[None]:
-    """Make tool calls inside the block arrive with `token`, as the SDK's bearer-auth middleware would.
+    """Make tool calls inside the block arrive with `token`, as the SDK's bearer-auth middleware
+    would.
 
     Raises:
         ValueError: `token` is not an `AccessToken` (or None, for an unauthenticated caller).
     """
     if token is not None and not isinstance(token, AccessToken):
-        raise ValueError(f"token must be an AccessToken (see issue_token) or None, not {type(token).__name__}")
+        raise ValueError(
+            f"token must be an AccessToken (see issue_token) or None, not {type(token).__name__}"
+        )
     handle = auth_context_var.set(None if token is None else AuthenticatedUser(token))
     try:
         yield
@@ -110,12 +120,17 @@ def seed_environment_logs(root: str | os.PathLike[str]) -> None:
         sandbox.make_folders(f"logs/{environment}")
         for age in range(DAYS_OF_LOGS):
             day = TODAY - timedelta(days=age)
-            sandbox.write_new(f"logs/{environment}/app-{day.isoformat()}.log", f"{day.isoformat()} {environment}: service log\n")
+            sandbox.write_new(
+                f"logs/{environment}/app-{day.isoformat()}.log",
+                f"{day.isoformat()} {environment}: service log\n",
+            )
 
 
 def _environment(environment: str) -> str:
     if environment not in ENVIRONMENTS:
-        raise ToolError(f"unknown environment {environment!r}: choose one of {', '.join(ENVIRONMENTS)}")
+        raise ToolError(
+            f"unknown environment {environment!r}: choose one of {', '.join(ENVIRONMENTS)}"
+        )
     return environment
 
 
@@ -139,11 +154,17 @@ def build_server(
         if not isinstance(value, bool):
             raise ValueError(f"{flag} must be True or False, not {value!r}")
     if not isinstance(resource, str) or not resource:
-        raise ValueError("resource must be the server's URL, e.g. 'https://ops.example.internal/mcp'")
+        raise ValueError(
+            "resource must be the server's URL, e.g. 'https://ops.example.internal/mcp'"
+        )
     sandbox = Sandbox(root, prefix="ops-assistant-")
     seed_environment_logs(sandbox.root)
     auth_log: list[AuthDecision] = []
-    server = MCPServer(NAME, instructions="Operations assistant: inspects and cleans service logs.", log_level="WARNING")
+    server = MCPServer(
+        NAME,
+        instructions="Operations assistant: inspects and cleans service logs.",
+        log_level="WARNING",
+    )
 
     def authorise(tool: str, environment: str, scope: str, *, wildcard: str | None = None) -> None:
         if not enforce_scopes:
@@ -152,18 +173,25 @@ def build_server(
         if token is None:
             reason = "no access token: this server serves authenticated callers only"
         elif token.resource != resource:
-            reason = f"the token was issued for {token.resource!r}, not for this server ({resource})"
+            reason = (
+                f"the token was issued for {token.resource!r}, not for this server ({resource})"
+            )
         elif scope not in token.scopes and (wildcard is None or wildcard not in token.scopes):
             held = ", ".join(token.scopes) or "no scopes"
             reason = f"the token lacks the scope {scope!r} (it has: {held})"
         else:
             granted = scope if scope in token.scopes else wildcard
-            auth_log.append(AuthDecision(tool, environment, True, f"allowed by the scope {granted!r}"))
+            auth_log.append(
+                AuthDecision(tool, environment, True, f"allowed by the scope {granted!r}")
+            )
             return
         auth_log.append(AuthDecision(tool, environment, False, reason))
         raise Forbidden(f"forbidden: {reason}; nothing was changed")
 
-    @server.tool(title="List log files", annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+    @server.tool(
+        title="List log files",
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
     def list_logs(environment: str) -> list[str]:
         """List the log files of one environment ("test", "staging" or "production")."""
         environment = _environment(environment)
@@ -184,13 +212,21 @@ def build_server(
         """Delete the log files of one environment that are older than `keep_days` days."""
         environment = _environment(environment)
         if isinstance(keep_days, bool) or not 0 <= keep_days <= MAX_KEEP_DAYS:
-            raise ToolError(f"keep_days must be a whole number from 0 to {MAX_KEEP_DAYS}, not {keep_days!r}")
-        authorise("cleanup_logs", environment, f"logs:delete:{environment}", wildcard="logs:delete:*")
+            raise ToolError(
+                f"keep_days must be a whole number from 0 to {MAX_KEEP_DAYS}, not {keep_days!r}"
+            )
+        authorise(
+            "cleanup_logs", environment, f"logs:delete:{environment}", wildcard="logs:delete:*"
+        )
         cutoff = TODAY - timedelta(days=keep_days)
         removed = []
         for name, _ in sandbox.files(f"logs/{environment}"):
             match = _LOG_NAME.match(name)
-            if match and date.fromisoformat(match.group(1)) < cutoff and sandbox.delete(f"logs/{environment}/{name}"):
+            if (
+                match
+                and date.fromisoformat(match.group(1)) < cutoff
+                and sandbox.delete(f"logs/{environment}/{name}")
+            ):
                 removed.append(name)
         return f"deleted {len(removed)} log file(s) older than {keep_days} day(s) in {environment}"
 

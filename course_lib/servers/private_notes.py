@@ -37,14 +37,18 @@ SECRET = "vpn-admin password: tangerine-falcon-42"
 NOTES: dict[str, str] = {
     "on-call": "This week: Mei on call, Tom as backup. Escalate VPN issues to the network team.",
     "vpn": f"VPN gateway vpn.ops.internal. {SECRET}. Rotate after every incident.",
-    "runbook-disk-full": "1. Find the biggest log folder. 2. Archive it. 3. Never delete audit logs.",
+    "runbook-disk-full": (
+        "1. Find the biggest log folder. 2. Archive it. 3. Never delete audit logs."
+    ),
 }
 """The notes a fresh server starts with (title -> text)."""
 
 _TITLE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
-def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str, str] | None = None) -> MCPServer:
+def build_server(
+    root: str | os.PathLike[str] | None = None, notes: Mapping[str, str] | None = None
+) -> MCPServer:
     """Build a fresh private-notes server whose notes live in the sandbox folder `root`.
 
     `notes` (title -> text) replaces the default `NOTES`; titles are lower-case
@@ -57,7 +61,10 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     sandbox = Sandbox(root, prefix="private-notes-")
     for title, text in (NOTES if notes is None else notes).items():
         if not isinstance(title, str) or not _TITLE.match(title):
-            raise ValueError(f"note title {title!r} must be lower-case letters, digits and hyphens, e.g. 'on-call'")
+            raise ValueError(
+                f"note title {title!r} must be lower-case letters, digits and hyphens, e.g. "
+                "'on-call'"
+            )
         sandbox.write_new(f"{title}.txt", str(text))
 
     server = MCPServer(
@@ -73,7 +80,9 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     )
     def list_notes() -> list[str]:
         """Return the titles of all notes, sorted."""
-        return sorted(name.removesuffix(".txt") for name, _ in sandbox.files() if name.endswith(".txt"))
+        return sorted(
+            name.removesuffix(".txt") for name, _ in sandbox.files() if name.endswith(".txt")
+        )
 
     @server.tool(
         structured_output=False,  # plain text for the model; no output schema to validate
@@ -83,7 +92,9 @@ def build_server(root: str | os.PathLike[str] | None = None, notes: Mapping[str,
     def read_note(title: str) -> str:
         """Return the text of the note called `title` (see `list_notes`)."""
         if not _TITLE.match(title):
-            raise ToolError(f"{title!r} is not a note title; titles look like 'on-call' (see list_notes)")
+            raise ToolError(
+                f"{title!r} is not a note title; titles look like 'on-call' (see list_notes)"
+            )
         try:
             return sandbox.read_text(f"{title}.txt", MAX_NOTE_BYTES)
         except NotInSandbox:

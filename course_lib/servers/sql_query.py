@@ -3,13 +3,13 @@
 One `execute_query(sql)` tool runs a SELECT or a DROP TABLE alike; annotations describe the
 tool, not the call. `variant` picks how the server answers that (facts §5.4):
 
-| variant          | tools                          | hints                                  | enforced by the engine? |
-|------------------|--------------------------------|----------------------------------------|-------------------------|
-| "naive"          | execute_query                  | readOnly true (wrong for a DROP)       | no                      |
-| "worst-case"     | execute_query                  | readOnly false, destructive true       | no                      |
-| "split"          | query / execute                | query read-only; execute destructive   | query: yes              |
-| "mode"           | execute_query                  | derived from `read_only=`              | when `read_only=True`   |
-| "engine"         | execute_query                  | readOnly true (as "naive")             | yes: read-only connection |
+| variant      | tools           | hints                                | engine enforces?      |
+|--------------|-----------------|--------------------------------------|-----------------------|
+| "naive"      | execute_query   | readOnly true (wrong for a DROP)     | no                    |
+| "worst-case" | execute_query   | readOnly false, destructive true     | no                    |
+| "split"      | query / execute | query read-only; execute destructive | query: yes            |
+| "mode"       | execute_query   | derived from `read_only=`            | when `read_only=True` |
+| "engine"     | execute_query   | readOnly true (as "naive")           | yes, read-only URI    |
 
 "Enforced by the engine" means the tool opens the database with SQLite's read-only URI
 flag (``mode=ro``): the database refuses any change to `ops.db`, whatever the hints say
@@ -63,18 +63,23 @@ MAX_ROWS = 50
 TIME_LIMIT = 2.0
 """Seconds a statement may run before SQLite is told to stop it."""
 MAX_VALUE_BYTES = 1_000_000
-"""The largest string or blob a statement may build (SQLite's length limit), so one query cannot exhaust memory."""
+"""The largest string or blob a statement may build (SQLite's length limit), so one query cannot
+exhaust memory."""
 MAX_RESULT_CHARS = 20_000
 """The most characters a result returns, however many rows and columns it has."""
 MAX_COLUMNS = 100
 MAX_PATTERN = 100
-"""The longest LIKE/GLOB pattern: SQLite matches one inside a single C call no timer can interrupt."""
+"""The longest LIKE/GLOB pattern: SQLite matches one inside one C call no timer can interrupt."""
 VARIANTS = ("naive", "worst-case", "split", "mode", "engine")
 
 _REFUSED = {
     "attach": "not allowed: ATTACH and VACUUM (INTO) can create database files outside the sandbox",
-    "load_extension": "not allowed: load_extension() would load native code from a file; extensions are disabled",
-    "fts3_tokenizer": "not allowed: fts3_tokenizer() exposes native memory addresses; it is disabled",
+    "load_extension": (
+        "not allowed: load_extension() would load native code from a file; extensions are disabled"
+    ),
+    "fts3_tokenizer": (
+        "not allowed: fts3_tokenizer() exposes native memory addresses; it is disabled"
+    ),
 }
 
 _SEED_SQL = """
@@ -88,30 +93,37 @@ CREATE TABLE deploys (id INTEGER PRIMARY KEY, day TEXT NOT NULL, service TEXT NO
 INSERT INTO deploys VALUES
   (1, '2026-11-28', 'payments', '3.4.1'),
   (2, '2026-11-29', 'search', '1.9.0');
-"""
+"""  # noqa: E501 (the schema text is stored in the database as written)
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_WORST_CASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+_WORST_CASE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
 
 
 def _checked(sandbox: Sandbox) -> Path:
-    """The path of `ops.db`, after checking (on every call) that it is still a plain file in the sandbox."""
-    sandbox.check_file(DATABASE)  # refuses a symbolic link, hard link, FIFO or device put in its place
+    """The path of `ops.db`, after checking (on every call) that it is still a plain file in the
+    sandbox."""
+    # refuses a symbolic link, hard link, FIFO or device put in its place
+    sandbox.check_file(DATABASE)
     return sandbox.root / DATABASE
 
 
 def seed_database(path: str | os.PathLike[str]) -> Path:
-    """Create the demo database at `path` unless something (even a dangling link) is already there; return its path."""
+    """Create the demo database at `path` unless something (even a dangling link) is already there;
+    return its path."""
     path = Path(path)
     if not os.path.lexists(path):
-        with sqlite3.connect(f"{path.absolute().as_uri()}?mode=rwc&nofollow=1", uri=True) as connection:
+        with sqlite3.connect(
+            f"{path.absolute().as_uri()}?mode=rwc&nofollow=1", uri=True
+        ) as connection:
             connection.executescript(_SEED_SQL)
         connection.close()
     return path
 
 
 def _authoriser(refused: list[str]) -> Any:
-    """An SQLite authoriser that denies ATTACH and the dangerous functions, noting why in `refused`."""
+    """An SQLite authoriser denying ATTACH and the dangerous functions, noting why in `refused`."""
 
     def authorise(action: int, arg1: object, arg2: object, *_: object) -> int:
         if action == sqlite3.SQLITE_ATTACH:
@@ -130,7 +142,7 @@ def _text(value: object) -> str | bytes | None:
 
 
 def _instr(haystack: object, needle: object) -> int | None:
-    """SQLite's instr(), in linear time (SQLite's own is quadratic inside one uninterruptible call)."""
+    """SQLite's instr() in linear time (SQLite's own is quadratic in one uninterruptible call)."""
     haystack, needle = _text(haystack), _text(needle)
     if haystack is None or needle is None:
         return None
@@ -147,7 +159,9 @@ def _replace(text: object, old: object, new: object) -> str | bytes | None:
     if not old:
         return text
     if not (isinstance(text, bytes) and isinstance(old, bytes) and isinstance(new, bytes)):
-        text, old, new = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, old, new))
+        text, old, new = (
+            v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, old, new)
+        )
     return text.replace(old, new)  # type: ignore[arg-type]
 
 
@@ -155,7 +169,8 @@ _matcher = threading.local()
 
 
 def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
-    """SQLite's `operator` (LIKE or GLOB), refusing patterns longer than `MAX_PATTERN` (noted in `refused`).
+    """SQLite's `operator` (LIKE or GLOB), refusing patterns longer than `MAX_PATTERN` (noted in
+    `refused`).
 
     SQLite matches a pattern inside one C call that no interrupt reaches, in time that grows
     with the pattern's length times the text's: a short pattern keeps every call short.
@@ -167,8 +182,10 @@ def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
     def match(pattern: object, value: object, *escape_char: object) -> object:
         if isinstance(pattern, (str, bytes)) and len(pattern) > MAX_PATTERN:
             refused.append(
-                f"not allowed: the {operator} pattern is {len(pattern)} characters long; the limit is {MAX_PATTERN} "
-                "(a long pattern over a long text runs inside one SQLite call that cannot be stopped)"
+                f"not allowed: the {operator} pattern is {len(pattern)} characters long; the "
+                f"limit is {MAX_PATTERN} "
+                "(a long pattern over a long text runs inside one SQLite call that cannot be "
+                "stopped)"
             )
             raise sqlite3.DataError(refused[-1])
         connection = getattr(_matcher, "connection", None)
@@ -180,11 +197,15 @@ def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
 
 
 def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[str]]:
-    """Open `database` with the guards every variant needs; return the connection and what it refused."""
+    """Open `database` with the guards every variant needs; return the connection and what it
+    refused."""
     # nofollow: SQLite itself refuses to open ops.db if it has become a symbolic link
     mode = "ro" if read_only else "rw"
-    # mode=ro is SQLite's own read-only mode: the engine refuses every change to the file, whatever the tool declares
-    connection = sqlite3.connect(f"{database.as_uri()}?mode={mode}&nofollow=1", uri=True, isolation_level=None)
+    # mode=ro is SQLite's own read-only mode: the engine refuses every change to the file, whatever
+    # the tool declares
+    connection = sqlite3.connect(
+        f"{database.as_uri()}?mode={mode}&nofollow=1", uri=True, isolation_level=None
+    )
     # ATTACH and VACUUM INTO create database files wherever the SQL says, even on a mode=ro
     # connection: deny them, so no statement can reach outside the sandbox
     refused: list[str] = []
@@ -195,15 +216,19 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
             connection.setlimit(getattr(sqlite3, f"SQLITE_LIMIT_{name}"), value)
     connection.create_function("instr", 2, _instr, deterministic=True)
     for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
-        connection.create_function(operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True)
+        connection.create_function(
+            operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True
+        )
     connection.create_function("replace", 3, _replace, deterministic=True)
     if not read_only:
-        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
+        # no journal file beside ops.db to plant a link at
+        connection.execute("PRAGMA journal_mode=MEMORY")
     return connection, refused
 
 
 def _rows(cursor: sqlite3.Cursor) -> str:
-    """The rows as text: at most `MAX_ROWS` rows and `MAX_RESULT_CHARS` characters, fetched one at a time."""
+    """The rows as text: at most `MAX_ROWS` rows and `MAX_RESULT_CHARS` characters, fetched one at a
+    time."""
     lines = [" | ".join(column[0] for column in cursor.description)]
     size = len(lines[0])
     for count, row in enumerate(iter(cursor.fetchone, None)):
@@ -213,7 +238,10 @@ def _rows(cursor: sqlite3.Cursor) -> str:
         line = " | ".join(str(v) for v in row)
         if size + len(line) > MAX_RESULT_CHARS:
             lines.append(line[: max(0, MAX_RESULT_CHARS - size)])
-            lines.append(f"... (result cut at {MAX_RESULT_CHARS} characters; select fewer columns or shorter values)")
+            lines.append(
+                f"... (result cut at {MAX_RESULT_CHARS} characters; select fewer columns or "
+                "shorter values)"
+            )
             break
         lines.append(line)
         size += len(line) + 1
@@ -252,7 +280,8 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
     except (sqlite3.Error, sqlite3.Warning) as exc:
         if state["timed_out"]:
             raise ToolError(
-                f"the statement ran longer than {time_limit:g} s and was stopped; add a WHERE or a LIMIT, "
+                f"the statement ran longer than {time_limit:g} s and was stopped; add a WHERE or "
+                "a LIMIT, "
                 "or check a recursive query for a missing end condition"
             ) from None
         if refused:
@@ -279,30 +308,47 @@ def build_server(
     `server.sandbox`, `server.database` (the path of `ops.db`) and `server.variant`.
 
     Raises:
-        ValueError: an unknown variant, `read_only` is not a bool, or `time_limit` is not a positive number.
+        ValueError: an unknown variant, `read_only` is not a bool, or `time_limit` is not a positive
+        number.
     """
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))}, not {variant!r}")
+        raise ValueError(
+            f"variant must be one of {', '.join(map(repr, VARIANTS))}, not {variant!r}"
+        )
     if not isinstance(read_only, bool):
         raise ValueError(f"read_only must be True or False, not {read_only!r}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit <= 600:
-        raise ValueError(f"time_limit must be a number of seconds above 0 (at most 600), not {time_limit!r}")
+    if (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, (int, float))
+        or not 0 < time_limit <= 600
+    ):
+        raise ValueError(
+            f"time_limit must be a number of seconds above 0 (at most 600), not {time_limit!r}"
+        )
     sandbox = Sandbox(root, prefix="ops-db-")
     database = seed_database(sandbox.root / sandbox.name(DATABASE))
     sandbox.check_file(DATABASE)
-    server = MCPServer(NAME, instructions="SQL access to the operations database (incidents, deploys).", log_level="WARNING")
+    server = MCPServer(
+        NAME,
+        instructions="SQL access to the operations database (incidents, deploys).",
+        log_level="WARNING",
+    )
     query_doc = "Run one SQL statement on the operations database and return the rows."
 
     if variant == "split":
 
-        @server.tool(title="Query the operations database", annotations=_READ_ONLY, structured_output=False)
+        @server.tool(
+            title="Query the operations database", annotations=_READ_ONLY, structured_output=False
+        )
         def query(sql: str) -> str:
-            """Run one read-only SQL query (SELECT) on the operations database and return the rows."""
+            """Run one read-only SQL query (SELECT) on the operations database and return the rows."""  # noqa: E501
             return _run(_checked(sandbox), sql, read_only=True, time_limit=time_limit)
 
-        @server.tool(title="Change the operations database", annotations=_WORST_CASE, structured_output=False)
+        @server.tool(
+            title="Change the operations database", annotations=_WORST_CASE, structured_output=False
+        )
         def execute(sql: str) -> str:
-            """Run one SQL statement that may change the operations database (INSERT, UPDATE, DELETE, DROP...)."""
+            """Run one SQL statement that may change the operations database (INSERT, UPDATE, DELETE, DROP...)."""  # noqa: E501
             return _run(_checked(sandbox), sql, read_only=False, time_limit=time_limit)
 
     else:
@@ -313,7 +359,12 @@ def build_server(
         else:  # "naive" and "engine" declare the same hints; only "engine" keeps the promise
             annotations, enforce = _READ_ONLY, variant == "engine"
 
-        @server.tool(title="Run a SQL query", description=query_doc, annotations=annotations, structured_output=False)
+        @server.tool(
+            title="Run a SQL query",
+            description=query_doc,
+            annotations=annotations,
+            structured_output=False,
+        )
         def execute_query(sql: str) -> str:
             return _run(_checked(sandbox), sql, read_only=enforce, time_limit=time_limit)
 

@@ -1,0 +1,215 @@
+"""The grader's handling of files, names and layouts it did not expect: no kernel needed (one for --isolation none).
+
+Each test is an attack or a mistake from issue 11 or 15: a FIFO or a link named like a notebook,
+a huge file, names that collide as file names, hidden folders, learners' home folders given
+instead of submissions, control characters in names, and a machine without bubblewrap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from course_lib.__main__ import main
+from course_lib.grading import load_exercises, sandbox
+from course_lib.grading.discover import discover
+from course_lib.grading.report import feedback_names, json_line
+from course_lib.grading.runner import _load, _read_bounded, _Refused, grade_notebook
+from course_lib.grading.sandbox import Isolation, choose_isolation
+
+EX1 = "01_annotate_tools"
+NOT_JSON = "{ not json"
+
+
+@pytest.fixture(scope="module")
+def exercises():
+    return load_exercises()
+
+
+def test_a_fifo_named_like_a_notebook_is_refused_at_once(tmp_path):
+    os.mkfifo(tmp_path / f"{EX1}.ipynb")  # reading it would wait forever for a writer
+    nb, _, problem = asyncio.run(asyncio.wait_for(_load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
+    assert nb is None and "not a regular file" in problem
+
+
+def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
+    subs = tmp_path / "subs"
+    (subs / "zero").mkdir(parents=True)
+    (subs / "zero" / f"{EX1}.ipynb").symlink_to("/dev/zero")
+    (tmp_path / "solution.ipynb").write_text("{}")
+    (subs / "linker").mkdir()
+    (subs / "linker" / f"{EX1}.ipynb").symlink_to(tmp_path / "solution.ipynb")
+    for student in ("zero", "linker"):
+        nb, _, problem = asyncio.run(_load(subs / student / f"{EX1}.ipynb", subs))
+        assert nb is None and "outside the submissions folder" in problem
+
+
+def test_a_link_inside_the_class_folder_is_read_but_a_folder_is_not(tmp_path):
+    (tmp_path / "real.ipynb").write_text("{}")
+    (tmp_path / "copy.ipynb").symlink_to(tmp_path / "real.ipynb")
+    assert _read_bounded(tmp_path, tmp_path / "copy.ipynb", 100) == b"{}"
+    (tmp_path / "dir.ipynb").mkdir()
+    with pytest.raises((_Refused, OSError)):
+        _read_bounded(tmp_path, tmp_path / "dir.ipynb", 100)
+
+
+def test_at_most_the_limit_and_one_byte_is_read(tmp_path):
+    big = tmp_path / "big.ipynb"
+    with big.open("wb") as handle:
+        handle.truncate(50_000_000)  # sparse: 50 MB that cost nothing to make
+    assert len(_read_bounded(tmp_path, big, 1000)) == 1001
+    nb, _, problem = asyncio.run(_load(big, tmp_path))
+    assert nb is None and "larger than 20 MB" in problem
+
+
+def test_feedback_file_names_are_unique_and_keep_non_ascii_names():
+    names = feedback_names(
+        ["José", "Jos", "李雷", "韩梅梅", "a/b", "a_b", "Bob", "bob", "\x1b[2Jx"]
+    )
+    assert names["José"] == "José.md" and names["Jos"] == "Jos.md"
+    assert names["李雷"] == "李雷.md" and names["韩梅梅"] == "韩梅梅.md"
+    assert len({n.casefold() for n in names.values()}) == len(
+        names
+    )  # also on a case-insensitive disk
+    assert names["a/b"].startswith("a_b-") and "\x1b" not in names["\x1b[2Jx"]
+    assert all("/" not in n for n in names.values())
+
+
+def test_results_json_keeps_the_text_but_no_raw_control_character():
+    value = {"student": "evil\x1b[2J\u009b31m\u202ename", "note": "é 李"}
+    line = json_line(value)
+    assert json.loads(line) == value
+    assert not any(c in line for c in "\x1b\x9b\u202e") and "é 李" in line
+
+
+def _notebook(path: Path, text: str = NOT_JSON) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_every_folder_gets_a_row_or_a_note_and_duplicates_name_their_paths(tmp_path, exercises):
+    _notebook(tmp_path / ".carl" / f"{EX1}.ipynb")
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / "notes.txt").write_text("hi")
+    _notebook(tmp_path / "dana" / "week1" / f"{EX1}.ipynb")
+    _notebook(tmp_path / "dana" / "week2" / f"{EX1}-Copy1.ipynb")
+    notes: list[str] = []
+    subs = {s.student: s for s in discover(tmp_path, exercises, notes)}
+    assert ".carl" in subs and EX1 in subs[".carl"].notebooks
+    assert any(".cache" in n for n in notes) and any("notes.txt" in n for n in notes)
+    duplicate = " ".join(subs["dana"].notes)
+    assert f"week1/{EX1}.ipynb" in duplicate and f"week2/{EX1}-Copy1.ipynb" in duplicate
+
+
+def test_lessons_are_not_taken_for_exercises(tmp_path, exercises):
+    _notebook(tmp_path / "erin" / f"{EX1}.ipynb")
+    _notebook(tmp_path / "erin" / "01_fields.ipynb")
+    (tmp_path / "finn").mkdir()
+    _notebook(tmp_path / "gus" / f"{EX1}.ipynb")
+    erin = next(s for s in discover(tmp_path, exercises) if s.student == "erin")
+    assert erin.notebooks[EX1].name == f"{EX1}.ipynb"
+    assert any("01_fields.ipynb: a lesson" in n for n in erin.notes)
+
+
+def test_learners_home_folders_are_explained_not_guessed(tmp_path, exercises):
+    for learner in ("learner1", "learner2", "learner3"):
+        for lesson in ("00_start_here", "01_fields", "02_defaults"):
+            _notebook(tmp_path / learner / "notebooks" / f"{lesson}.ipynb")
+        _notebook(tmp_path / learner / "exercises" / f"{EX1}.ipynb")
+    with pytest.raises(ValueError, match="home folders.*hub collect"):
+        discover(tmp_path, exercises)
+
+
+def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
+    monkeypatch.setattr(sandbox, "_candidates", lambda: [])
+    monkeypatch.setattr(sandbox.sys, "platform", "linux")
+    chosen = choose_isolation("auto")
+    assert chosen.mode == "none" and "not installed" in chosen.reason
+    with pytest.raises(ValueError, match="bubblewrap"):
+        choose_isolation("bwrap")
+    assert choose_isolation("none").reason == "--isolation none was chosen"
+
+
+def test_a_row_graded_without_isolation_says_so(tmp_path, exercises):
+    _notebook(tmp_path / f"{EX1}.ipynb")
+    none = Isolation("none", reason="--isolation none was chosen")
+    result = asyncio.run(
+        grade_notebook(
+            "ann", tmp_path / f"{EX1}.ipynb", exercises[EX1], isolation=none, root=tmp_path
+        )
+    )
+    assert result.status == "invalid notebook"
+    assert any("WITHOUT isolation" in n for n in result.notes)
+
+
+def test_grading_without_isolation_warns_in_the_terminal_and_every_row(tmp_path, capsys):
+    subs = tmp_path / "subs"
+    _notebook(subs / "ann" / f"{EX1}.ipynb")
+    (subs / "bo").mkdir()
+    status = main(
+        ["grade", str(subs), "--out", str(tmp_path / "g.csv"), "--isolation", "none", "--quiet"]
+    )
+    assert status == 0
+    assert "NO ISOLATION" in capsys.readouterr().err
+    rows = (tmp_path / "g.csv").read_text(encoding="utf-8").splitlines()[1:]
+    assert len(rows) == 2 and all("WITHOUT isolation" in row for row in rows)
+
+
+def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, capsys, exercises):
+    import argparse
+
+    from course_lib.grading import cli
+    from course_lib.grading.runner import CaseResult, ExerciseResult
+
+    async def fake_grade_all(submissions, chosen, *args, **kwargs):
+        by_student = {}
+        for sub in submissions:
+            results = []
+            for exercise_id, exercise in chosen.items():
+                full = (
+                    sub.student == "solutions" or exercise_id != EX1
+                )  # exercises/01 was filled in
+                cases = [
+                    CaseResult(
+                        c.id,
+                        c.label,
+                        "passed" if full else "not attempted",
+                        c.points if full else 0.0,
+                        c.points,
+                    )
+                    for c in exercise.cases
+                ]
+                if sub.student == "exercises" and exercise_id != EX1:
+                    cases = [
+                        CaseResult(c.id, c.label, "not attempted", 0.0, c.points)
+                        for c in exercise.cases
+                    ]
+                if sub.student == "exercises" and exercise_id == EX1:
+                    cases[0] = CaseResult(
+                        cases[0].id,
+                        cases[0].label,
+                        "passed",
+                        cases[0].max_points,
+                        cases[0].max_points,
+                    )
+                score = sum(c.points for c in cases)
+                status = "graded" if score else "not attempted"
+                results.append(
+                    ExerciseResult(
+                        sub.student, exercise_id, status, score, exercise.max_points, cases
+                    )
+                )
+            by_student[sub.student] = results
+        return by_student
+
+    monkeypatch.setattr(cli, "grade_all", fake_grade_all)
+    args = argparse.Namespace(
+        course_root=Path(__file__).resolve().parents[1], jobs=1, quiet=True, isolation_chosen=None
+    )
+    assert cli._self_test(args, exercises, cli.Limits()) == cli.EXIT_SELF_TEST_FAILED
+    err = capsys.readouterr().err
+    assert f"exercises/{EX1} is not blank" in err and "make_exercises.py" in err
