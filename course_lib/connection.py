@@ -121,7 +121,7 @@ class StderrTail:
         does."""
         self.writer.close()
 
-    def lines(self, wait: float = 0.5) -> list[str]:
+    def lines(self, wait: float = 2.0) -> list[str]:
         """The last lines written, control characters escaped; waits up to `wait` s for the pipe to
         end."""
         self.close_writer()
