@@ -14,7 +14,7 @@ from course_lib import (
     list_tools_sync,
 )
 from course_lib.agent import ScriptedAgent, open_session
-from course_lib.policy import Trust
+from course_lib.decisions import Trust
 from course_lib.servers import build
 from course_lib.servers.private_notes import SECRET
 from course_lib.servers.web_search import Page

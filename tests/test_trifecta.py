@@ -16,7 +16,8 @@ from course_lib import (
     plot_session,
 )
 from course_lib.agent import ScriptedAgent, open_session
-from course_lib.policy import SPEC, Trust
+from course_lib.policy import SPEC
+from course_lib.decisions import Trust
 from course_lib.servers import build
 from course_lib.servers.private_notes import SECRET
 
