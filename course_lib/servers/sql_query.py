@@ -140,7 +140,7 @@ def _instr(haystack: object, needle: object) -> int | None:
 
 
 def _replace(text: object, old: object, new: object) -> str | bytes | None:
-    """SQLite's replace(), in linear time (see `_instr`)."""
+    """SQLite's replace(), in linear time (see `_instr`), refusing a result over `MAX_VALUE_BYTES`."""
     text, old, new = _text(text), _text(old), _text(new)
     if text is None or old is None or new is None:
         return None
@@ -148,7 +148,40 @@ def _replace(text: object, old: object, new: object) -> str | bytes | None:
         return text
     if not (isinstance(text, bytes) and isinstance(old, bytes) and isinstance(new, bytes)):
         text, old, new = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, old, new))
+    if len(text) + text.count(old) * max(0, len(new) - len(old)) > MAX_VALUE_BYTES:  # type: ignore[arg-type]
+        raise sqlite3.DataError(f"not allowed: replace() would build a value over {MAX_VALUE_BYTES} bytes")
     return text.replace(old, new)  # type: ignore[arg-type]
+
+
+def _noting(function: Any, refused: list[str]) -> Any:
+    """`function`, noting in `refused` why it refused (SQLite reports only "user-defined function raised exception")."""
+
+    def noted(*args: object) -> object:
+        try:
+            return function(*args)
+        except sqlite3.DataError as exc:
+            refused.append(str(exc))
+            raise
+
+    return noted
+
+
+def _trimmer(left: bool, right: bool) -> Any:
+    """SQLite's two-argument trim/ltrim/rtrim in linear time (SQLite's own is len(X) * len(Y), uninterruptible)."""
+
+    def trim(text: object, chars: object) -> str | None:
+        text, chars = _text(text), _text(chars)
+        if text is None or chars is None:
+            return None
+        text, chars = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, chars))
+        keep, start, end = set(chars), 0, len(text)
+        while left and start < end and text[start] in keep:
+            start += 1
+        while right and end > start and text[end - 1] in keep:
+            end -= 1
+        return text[start:end]
+
+    return trim
 
 
 _matcher = threading.local()
@@ -196,7 +229,9 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
     connection.create_function("instr", 2, _instr, deterministic=True)
     for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
         connection.create_function(operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True)
-    connection.create_function("replace", 3, _replace, deterministic=True)
+    connection.create_function("replace", 3, _noting(_replace, refused), deterministic=True)
+    for name, left, right in (("trim", True, True), ("ltrim", True, False), ("rtrim", False, True)):
+        connection.create_function(name, 2, _trimmer(left, right), deterministic=True)
     if not read_only:
         connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
     return connection, refused
@@ -210,7 +245,8 @@ def _rows(cursor: sqlite3.Cursor) -> str:
         if count == MAX_ROWS:
             lines.append(f"... (first {MAX_ROWS} rows shown)")
             break
-        line = " | ".join(str(v) for v in row)
+        budget = MAX_RESULT_CHARS - size  # no value is turned into more text than could be shown
+        line = " | ".join(str(v[:budget] if isinstance(v, (str, bytes)) else v)[:budget] for v in row)
         if size + len(line) > MAX_RESULT_CHARS:
             lines.append(line[: max(0, MAX_RESULT_CHARS - size)])
             lines.append(f"... (result cut at {MAX_RESULT_CHARS} characters; select fewer columns or shorter values)")
