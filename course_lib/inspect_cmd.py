@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .annotations import HINTS, classify, declared, display_title, effective
 from .lint import check_annotations
-from .connection import ConnectError, connect
+from .connection import ConnectError, connect, orphans_killed
 from .safe_text import printable, truncated
 from .legs import Leg
 from .trifecta import analyse_session
@@ -367,11 +367,11 @@ def run(args: argparse.Namespace) -> int:
     level = mcp_logger.level
     mcp_logger.setLevel(logging.CRITICAL + 1)  # the SDK logs parse errors of foreign output with tracebacks
     try:
-
         async def inspect_all() -> list[ServerInspection]:
             return await inspect_servers(commands, timeout=args.timeout, mode=args.mode)
 
-        results = anyio.run(inspect_all)
+        with orphans_killed():  # a server's grandchild in a session of its own, too
+            results = anyio.run(inspect_all)
     finally:
         mcp_logger.setLevel(level)
     document, lines = report(results)
