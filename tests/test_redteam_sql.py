@@ -71,3 +71,39 @@ def test_a_row_of_a_hundred_megabyte_blobs_is_not_turned_into_half_a_gigabyte_of
     out = run_child(f"SELECT {columns}")
     assert not out["error"] and out["chars"] <= 21_000
     assert out["rss_mb"] < 500  # was 925 MB: each 1 MB blob became a 4 MB repr before the cut
+
+
+def call(server, sql: str):
+    from course_lib.connection import call_tool_sync
+
+    return call_tool_sync(server, "execute_query", {"sql": sql})
+
+
+@pytest.mark.parametrize(
+    "pragma", ["journal_mode=WAL", "temp_store_directory='/tmp'", "data_store_directory='/tmp'"]
+)
+def test_pragmas_that_move_sqlite_files_are_refused(tmp_path, pragma):
+    # WAL adds ops.db-wal/-shm beside ops.db for good; temp_store_directory is process-wide and
+    # sends every later connection's temporary files wherever the statement says
+    from course_lib.servers import sql_query
+
+    server = sql_query.build_server(tmp_path, variant="worst-case")
+    result = call(server, f"PRAGMA {pragma}")
+    assert result.is_error and "PRAGMA changes where or how SQLite writes files" in result.content[0].text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ops.db"]
+    assert call(server, "SELECT count(*) FROM deploys").content[0].text.endswith("2")
+
+
+@pytest.mark.parametrize("planted", ["ops.db-wal", "ops.db-shm", "ops.db-journal"])
+def test_a_link_planted_beside_ops_db_touches_nothing_outside_and_says_why(tmp_path, planted):
+    from course_lib.servers import sql_query
+
+    root, victim = tmp_path / "root", tmp_path / "victim"
+    victim.write_text("SECRET" * 100)
+    server = sql_query.build_server(root, variant="worst-case")
+    (root / planted).symlink_to(victim)
+    for sql in ("INSERT INTO deploys VALUES (3, 'd', 's', 'v')", "SELECT count(*) FROM deploys"):
+        result = call(server, sql)
+        # was a bare "Error executing tool execute_query", with a traceback on the server's stderr
+        assert not result.is_error or "SQLite could not open ops.db" in result.content[0].text
+    assert victim.read_text() == "SECRET" * 100

@@ -75,7 +75,9 @@ _REFUSED = {
     "attach": "not allowed: ATTACH and VACUUM (INTO) can create database files outside the sandbox",
     "load_extension": "not allowed: load_extension() would load native code from a file; extensions are disabled",
     "fts3_tokenizer": "not allowed: fts3_tokenizer() exposes native memory addresses; it is disabled",
+    "pragma": "not allowed: this PRAGMA changes where or how SQLite writes files (journal, temporary files)",
 }
+_FILE_PRAGMAS = frozenset({"journal_mode", "temp_store_directory", "data_store_directory"})
 
 _SEED_SQL = """
 CREATE TABLE incidents (id INTEGER PRIMARY KEY, opened TEXT NOT NULL, service TEXT NOT NULL,
@@ -116,6 +118,9 @@ def _authoriser(refused: list[str]) -> Any:
     def authorise(action: int, arg1: object, arg2: object, *_: object) -> int:
         if action == sqlite3.SQLITE_ATTACH:
             refused.append(_REFUSED["attach"])
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and str(arg1).lower() in _FILE_PRAGMAS and arg2 is not None:
+            refused.append(_REFUSED["pragma"])  # WAL adds -wal/-shm files; a directory may be anywhere
             return sqlite3.SQLITE_DENY
         if action == sqlite3.SQLITE_FUNCTION and isinstance(arg2, str) and arg2.lower() in _REFUSED:
             refused.append(_REFUSED[arg2.lower()])
@@ -218,6 +223,8 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
     mode = "ro" if read_only else "rw"
     # mode=ro is SQLite's own read-only mode: the engine refuses every change to the file, whatever the tool declares
     connection = sqlite3.connect(f"{database.as_uri()}?mode={mode}&nofollow=1", uri=True, isolation_level=None)
+    if not read_only:  # before the authoriser, which refuses journal_mode changes
+        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
     # ATTACH and VACUUM INTO create database files wherever the SQL says, even on a mode=ro
     # connection: deny them, so no statement can reach outside the sandbox
     refused: list[str] = []
@@ -232,8 +239,6 @@ def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[
     connection.create_function("replace", 3, _noting(_replace, refused), deterministic=True)
     for name, left, right in (("trim", True, True), ("ltrim", True, False), ("rtrim", False, True)):
         connection.create_function(name, 2, _trimmer(left, right), deterministic=True)
-    if not read_only:
-        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file beside ops.db to plant a link at
     return connection, refused
 
 
@@ -265,7 +270,10 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
     """
     if not isinstance(sql, str) or not sql.strip():
         raise ToolError("sql is empty: give one SQL statement, e.g. 'SELECT * FROM incidents'")
-    connection, refused = _open(database, read_only=read_only)
+    try:
+        connection, refused = _open(database, read_only=read_only)
+    except sqlite3.Error as exc:  # e.g. a link planted at ops.db-wal or ops.db-journal
+        raise ToolError(f"SQLite could not open {DATABASE} ({exc}); check the files beside it") from None
     # A sync tool runs on a worker thread nobody can cancel: a timer thread interrupts the
     # statement from outside (a progress handler is not called inside one long C call).
     lock, state = threading.Lock(), {"done": False, "timed_out": False}
