@@ -187,16 +187,20 @@ def orphans_killed() -> Iterator[None]:
     A server's grandchild that starts a session of its own (fork, ``setsid``, fork) escapes
     `kill_server_group`. On Linux this process becomes a child subreaper (``prctl``), so such
     orphans are re-parented to it, not to init; after the block every process still its
-    child is killed. For a command-line process only (a notebook kernel keeps its children).
+    new child is killed (children it had before are left alone). For a command-line process
+    (a notebook kernel is not made a reaper).
     """
     libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+    was = ctypes.c_int(0)
     if libc is not None:
+        libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    before = set(_children(os.getpid())) if libc is not None else set()  # not ours to kill
     try:
         yield
     finally:
         for _ in range(20 if libc is not None else 0):  # killed orphans' own children come back here too
-            children = _children(os.getpid())
+            children = [pid for pid in _children(os.getpid()) if pid not in before]
             if not children:
                 break
             for child in children:
@@ -205,9 +209,11 @@ def orphans_killed() -> Iterator[None]:
                     os.waitpid(child, 0)
                 except (ProcessLookupError, ChildProcessError, PermissionError):
                     pass
+        if libc is not None:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
 
 
-_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
 
 
 def _children(parent: int) -> list[int]:

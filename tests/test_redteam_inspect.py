@@ -95,3 +95,23 @@ def _alive(pid: int) -> bool:
             return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except OSError:
         return False
+
+
+def test_inspect_run_in_process_kills_the_orphan_but_not_the_callers_own_children(tmp_path):
+    from course_lib.__main__ import main
+
+    server, pidfile = tmp_path / "server.py", tmp_path / "grandchild.pid"
+    server.write_text(SERVER)
+    own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        status = main(["inspect", "--timeout", "15", "--", sys.executable, str(server), "setsid", str(pidfile)])
+        assert status == 0
+        assert own.poll() is None, "inspect killed a child it did not start"
+        pid = int(pidfile.read_text())
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.05)
+        assert not _alive(pid), "the grandchild outlived inspect"
+    finally:
+        own.kill()
+        own.wait()
