@@ -29,8 +29,8 @@ from mcp.types import CallToolResult, TextContent, Tool
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .connection import connect
+from .decisions import PreCall
 from .guard import SessionGuard
-from .policy import PreCall
 from .trifecta import SessionReport, analyse_session
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp.types import ToolAnnotations
 
-from .policy import PreCall
+from .decisions import PreCall
 
 __all__ = ["Approver", "ConfirmationRequest", "answer_text", "approve_all", "decline_all"]
 

@@ -13,18 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from .annotations import declared
-from .policy import (
-    CURSOR_ASK,
-    SPEC,
-    TRUST_EVERYTHING,
-    VSCODE,
-    Decision,
-    Policy,
-    PostCall,
-    PreCall,
-    Trust,
-    as_trust,
-)
+from .decisions import Decision, PostCall, PreCall, Trust, as_trust
+from .policy import CURSOR_ASK, SPEC, TRUST_EVERYTHING, VSCODE, Policy
 
 __all__ = [
     "CLAUDE_CODE_ALLOW_READ_ONLY_ONLY",

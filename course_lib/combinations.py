@@ -18,7 +18,8 @@ import pandas as pd
 
 from .annotations import HINTS, Tools, as_tools, classify, declared, effective
 from .clients import POLICIES
-from .policy import Policy, Trust, as_policies, as_policy, as_trust
+from .decisions import Trust, as_trust
+from .policy import Policy, as_policies, as_policy
 
 __all__ = [
     "HINT_VALUES",

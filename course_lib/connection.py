@@ -9,14 +9,15 @@ Introduced in: notebooks/00_start_here.ipynb
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import shlex
 import shutil
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -121,7 +122,7 @@ class StderrTail:
         does."""
         self.writer.close()
 
-    def lines(self, wait: float = 0.5) -> list[str]:
+    def lines(self, wait: float = 2.0) -> list[str]:
         """The last lines written, control characters escaped; waits up to `wait` s for the pipe to
         end."""
         self.close_writer()
@@ -192,6 +193,57 @@ def kill_server_group(pid: int) -> None:
         except (ProcessLookupError, PermissionError):
             pass
 
+
+
+@contextmanager
+def orphans_killed() -> Iterator[None]:
+    """Run the block as the reaper of its servers' orphans, and kill those left when it ends.
+
+    A server's grandchild that starts a session of its own (fork, ``setsid``, fork) escapes
+    `kill_server_group`. On Linux this process becomes a child subreaper (``prctl``), so such
+    orphans are re-parented to it, not to init; after the block every process still its
+    new child is killed (children it had before are left alone). For a command-line process
+    (a notebook kernel is not made a reaper).
+    """
+    libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+    was = ctypes.c_int(0)
+    if libc is not None:
+        libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    before = set(_children(os.getpid())) if libc is not None else set()  # not ours to kill
+    try:
+        yield
+    finally:
+        # killed orphans' own children come back here too
+        for _ in range(20 if libc is not None else 0):
+            children = [pid for pid in _children(os.getpid()) if pid not in before]
+            if not children:
+                break
+            for child in children:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                    os.waitpid(child, 0)
+                except (ProcessLookupError, ChildProcessError, PermissionError):
+                    pass
+        if libc is not None:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
+
+
+_PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
+
+
+def _children(parent: int) -> list[int]:
+    """Pids of live processes whose parent is `parent` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.isdigit() and int(fields[1]) == parent:  # zombies too: they are reaped
+            found.append(int(entry))
+    return found
 
 @asynccontextmanager
 async def connect(

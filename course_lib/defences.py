@@ -41,8 +41,9 @@ import pandas as pd
 
 from .approval import ConfirmationRequest, approve_all
 from .connection import connect
+from .decisions import PreCall, Trust
 from .host import Host
-from .policy import SPEC, TRUST_EVERYTHING, PreCall, ReadOnlyModePolicy, Trust
+from .policy import SPEC, TRUST_EVERYTHING, ReadOnlyModePolicy
 from .servers import ops_scoped
 from .trustbook import TrustBook
 

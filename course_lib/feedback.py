@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .annotations import AnnotationsLike, declared, effective
-from .policy import SPEC, PostCall, PreCall, Trust
+from .decisions import PostCall, PreCall, Trust
+from .policy import SPEC
 
 __all__ = ["contradiction_hint", "decision_hint", "reference_pair"]
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .decisions import Decision, PreCall, Trust
 from .legs import Leg
-from .policy import SPEC, Decision, Policy, PreCall, Trust, decide
+from .policy import SPEC, Policy, decide
 from .trifecta import SessionReport, SessionTool
 
 __all__ = ["SessionGuard", "Verdict"]

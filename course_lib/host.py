@@ -29,8 +29,9 @@ from mcp.types import Tool, ToolAnnotations
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .audit import SideEffect, check_behaviour, side_effects, snapshot
+from .decisions import Decision, PreCall, Trust
 from .pinning import PinStore
-from .policy import SPEC, Decision, Policy, PreCall, Trust
+from .policy import SPEC, Policy
 from .trustbook import TrustBook
 
 __all__ = ["AuditEvent", "AuditLog", "Host", "server_identity"]

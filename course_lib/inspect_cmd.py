@@ -27,6 +27,7 @@ import anyio
 from mcp.types import Tool
 
 from .annotations import HINTS, classify, declared, display_title, effective
+from .connection import orphans_killed
 from .inspection import DEFAULT_TIMEOUT, MAX_TOOLS, ServerInspection, inspect_servers
 from .legs import Leg
 from .lint import check_annotations
@@ -73,14 +74,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="give up on a server that has not listed its tools after this long (default "
-            f"{DEFAULT_TIMEOUT:g})",
+        f"{DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--mode",
         choices=("auto", "legacy"),
         default="auto",
         help="auto: try the 2026 server/discover, fall back to the legacy handshake (default); "
-            "legacy: handshake only",
+        "legacy: handshake only",
     )
     parser.add_argument(
         "--server",
@@ -99,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs=argparse.REMAINDER,
         metavar="-- CMD [ARGS...]",
         help="a server command; repeat `-- CMD [ARGS...]` for more servers (put options before "
-            "the first --)",
+        "the first --)",
     )
 
 
@@ -284,7 +285,8 @@ def run(args: argparse.Namespace) -> int:
         async def inspect_all() -> list[ServerInspection]:
             return await inspect_servers(commands, timeout=args.timeout, mode=args.mode)
 
-        results = anyio.run(inspect_all)
+        with orphans_killed():  # a server's grandchild in a session of its own, too
+            results = anyio.run(inspect_all)
     finally:
         mcp_logger.setLevel(level)
     document, lines = report(results)

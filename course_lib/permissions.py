@@ -44,7 +44,7 @@ from .clients import (
     CLAUDE_CODE_VERSION,
     ClaudeCodePolicy,
 )
-from .policy import Decision, PostCall, PreCall
+from .decisions import Decision, PostCall, PreCall
 
 __all__ = [
     "LISTS",

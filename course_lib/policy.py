@@ -36,98 +36,26 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from .annotations import Profile, classify, declared, effective
+from .annotations import AnnotationsLike, Profile, classify, declared, effective
+from .decisions import Decision, PostCall, PreCall, Trust, as_trust
 
 __all__ = [
     "CURSOR_ASK",
     "SPEC",
     "TRUST_EVERYTHING",
     "VSCODE",
-    "Decision",
     "IgnoreHintsPolicy",
     "Policy",
-    "PostCall",
-    "PreCall",
     "ReadOnlyModePolicy",
     "SpecPolicy",
-    "Trust",
     "TrustEverythingPolicy",
     "VSCodePolicy",
     "as_policies",
     "as_policy",
-    "as_trust",
     "decide",
 ]
-
-
-class PreCall(str, Enum):
-    """What a client does before a tool call, from least to most friction."""
-
-    ALLOW = "allow"
-    CONFIRM = "confirm"
-    WARN = "confirm with warning"  # a confirmation that stresses the call may delete or overwrite
-    DENY = "deny"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class PostCall(str, Enum):
-    """What a client does with a tool's output before the model sees it.
-
-    `TRUST` ("trust output") means the output goes to the model without review for untrusted
-    content; it does not mean the client checked it. `UNTRUSTED` means the client reviews or
-    sanitises it first (VS Code asks the user to review it).
-    """
-
-    TRUST = "trust output"
-    UNTRUSTED = "treat as untrusted"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Trust(str, Enum):
-    """How far a client believes a given server's hints (its trust level)."""
-
-    TRUSTED = "trusted"
-    UNTRUSTED = "untrusted"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-def as_trust(trust: Any) -> Trust:
-    """Return `trust` as a `Trust`, accepting the enum or its value ("trusted", "untrusted").
-
-    Raises:
-        ValueError: anything else.
-    """
-    if isinstance(trust, Trust):
-        return trust
-    if isinstance(trust, str) and trust.strip().lower() in {t.value for t in Trust}:
-        return Trust(trust.strip().lower())
-    raise ValueError(
-        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED "
-        "('untrusted')"
-    )
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A client's two answers for one tool: before the call and after it, with the reason."""
-
-    pre_call: PreCall
-    post_call: PostCall
-    reason: str  # one sentence a learner can read
-    retry_safe: bool = False  # may the client repeat the call after a failure without asking?
-
-    def __str__(self) -> str:
-        return f"{self.pre_call} / {self.post_call}"
 
 
 class Policy(ABC):
@@ -141,7 +69,9 @@ class Policy(ABC):
     source: str = ""
 
     @abstractmethod
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         """Return the decision for a tool with these annotations from a server at this trust level.
 
         `annotations` is anything `course_lib.annotations.declared` accepts: a
@@ -173,7 +103,7 @@ _PRE_REASON = {
 }
 
 
-def _by_hints(annotations: Any, policy_name: str, preface: str = "") -> Decision:
+def _by_hints(annotations: AnnotationsLike, policy_name: str, preface: str = "") -> Decision:
     """Decide by the effective hints' combination: profile before the call, open world after it."""
     eff = effective(annotations)
     profile = classify(annotations)
@@ -220,7 +150,9 @@ class SpecPolicy(Policy):
         "blog post 'Tool Annotations as Risk Vocabulary' (hint-to-behaviour mapping)"
     )
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
         if as_trust(trust) is Trust.UNTRUSTED:
             return _by_hints(
@@ -244,7 +176,9 @@ class TrustEverythingPolicy(Policy):
         "server/tools.mdx forbids)"
     )
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         as_trust(trust)  # validated, then deliberately ignored
         return _by_hints(annotations, self.name, "believing the hints: ")
 
@@ -275,7 +209,9 @@ class VSCodePolicy(Policy):
         "src/vs/workbench/contrib/mcp/common/mcpLanguageModelToolContribution.ts at 027907c"
     )
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         as_trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
@@ -334,7 +270,9 @@ class ReadOnlyModePolicy(Policy):
         self.name = name
         self.otherwise = otherwise
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         as_trust(trust)  # validated; these modes do not check server trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
@@ -366,7 +304,9 @@ class IgnoreHintsPolicy(Policy):
             raise ValueError("a policy needs a non-empty name, e.g. 'Claude Desktop'")
         self.name = name
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(
+        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    ) -> Decision:
         as_trust(trust)
         declared(annotations)  # validated, then not read
         return Decision(
@@ -412,7 +352,9 @@ def as_policies(policies: Policy | Iterable[Policy]) -> list[Policy]:
     return checked
 
 
-def decide(policy: Policy, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+def decide(
+    policy: Policy, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+) -> Decision:
     """Return `policy`'s decision for a tool (or its annotations) from a server at `trust` level.
 
     The default trust level is untrusted, as the spec requires of any server the client

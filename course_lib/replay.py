@@ -20,8 +20,9 @@ from typing import Any
 
 from .agent import ScriptedAgent, Step, Transcript, open_session
 from .approval import ConfirmationRequest
+from .decisions import Trust
 from .guard import SessionGuard
-from .policy import SPEC, Trust
+from .policy import SPEC
 from .servers import build
 from .servers.private_notes import SECRET
 from .servers.web_search import Page

@@ -17,6 +17,11 @@ __all__ = ["printable", "truncated"]
 # Bidirectional overrides and isolates reorder what follows them on screen (a "Trojan Source"
 # trick); they are format characters (category Cf), not controls, so they are listed here.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Line and paragraph separators (U+2028/9) end a line for many tools (Python's splitlines);
+# other format characters are invisible (zero-width spaces, tag characters that smuggle
+# hidden ASCII to a model). Only the joiners that scripts and emoji need are kept.
+_ESCAPED = frozenset({"Cc", "Cs", "Co", "Cn", "Cf", "Zl", "Zp"})
+_JOINERS = frozenset("\u200c\u200d")
 
 
 def _escape(char: str) -> str:
@@ -40,10 +45,11 @@ def truncated(text: str, limit: int) -> str:
 def printable(text: str, *, newlines: bool = False, limit: int | None = None) -> str:
     """`text` with every control character escaped (`\\x1b`, `\\x9b`, `\\u202e`…).
 
-    C0 controls, DEL, C1 controls, bidirectional overrides, surrogates and other
-    non-printing code points (category Cc, Cs, Co, Cn and the bidi marks) become visible
-    escapes. Tabs and, with `newlines=True`, line feeds are kept; a carriage return is always
-    escaped, since it lets later text overwrite a line. With `limit`, the *input* is cut first
+    C0 controls, DEL, C1 controls, bidirectional overrides, surrogates, line separators,
+    invisible format characters and other non-printing code points (category Cc, Cs, Co,
+    Cn, Cf but the zero-width joiners, Zl, Zp) become visible escapes. Tabs and, with
+    `newlines=True`, line feeds are kept; a carriage return is always escaped, since it lets
+    later text overwrite a line. With `limit`, the *input* is cut first
     (see `truncated`), so a huge string costs no more than `limit` characters of work.
     """
     if limit is not None:
@@ -52,7 +58,7 @@ def printable(text: str, *, newlines: bool = False, limit: int | None = None) ->
     for char in text:
         if char == "\t" or (newlines and char == "\n"):
             out.append(char)
-        elif char in _BIDI or unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn"):
+        elif char in _BIDI or (unicodedata.category(char) in _ESCAPED and char not in _JOINERS):
             out.append(_escape(char))
         else:
             out.append(char)

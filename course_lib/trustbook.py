@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .policy import Trust, as_trust
+from .decisions import Trust, as_trust
 
 __all__ = ["TrustBook", "TrustChange"]
 

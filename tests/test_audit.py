@@ -24,7 +24,8 @@ from course_lib import (
     snapshot,
 )
 from course_lib.connection import connect
-from course_lib.policy import SPEC, TRUST_EVERYTHING, PreCall, Trust
+from course_lib.policy import SPEC, TRUST_EVERYTHING
+from course_lib.decisions import PreCall, Trust
 from course_lib.servers import cleanup, file_ops
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)

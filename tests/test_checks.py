@@ -85,7 +85,7 @@ def test_an_unknown_part_is_reported_not_raised(capsys):
 
 
 def test_predictions_accept_policy_enums_and_any_case(capsys):
-    from course_lib.policy import PostCall, PreCall
+    from course_lib.decisions import PostCall, PreCall
 
     answer = {k: reference_prediction(h, t) for k, (_, h, t) in SCENARIOS.items()}
     answer.update({"A": (PreCall.ALLOW, PostCall.TRUST), "C": ("Confirm", "TRUST OUTPUT")})

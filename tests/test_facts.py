@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+EXERCISES = sorted((ROOT / "solutions").glob("*.ipynb")) + sorted((ROOT / "exercises").glob("*.ipynb"))
 
 
 def _text(path: Path, kind: str | None = None) -> str:
@@ -33,7 +34,7 @@ def _paragraphs(text: str) -> list[str]:
     return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
 
 
-READER_FACING = LESSONS + DOCS
+READER_FACING = LESSONS + DOCS + EXERCISES
 
 
 def test_anthropic_is_not_said_to_document_no_read_only_rule():

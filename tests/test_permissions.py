@@ -18,7 +18,7 @@ from course_lib.permissions import (
     decide_with_rules,
     rules_matrix,
 )
-from course_lib.policy import PreCall
+from course_lib.decisions import PreCall
 from course_lib.servers.file_ops import build_server
 
 ROOT = Path(__file__).resolve().parents[1]

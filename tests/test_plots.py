@@ -24,7 +24,8 @@ from course_lib.plots import (  # noqa: E402
     plot_decision_matrix,
     text_color,
 )
-from course_lib.policy import CURSOR_ASK, SPEC, VSCODE, PostCall, PreCall  # noqa: E402
+from course_lib.policy import CURSOR_ASK, SPEC, VSCODE  # noqa: E402
+from course_lib.decisions import PostCall, PreCall
 
 
 @pytest.fixture(autouse=True)

@@ -19,8 +19,9 @@ DOCUMENTED = {
     "checks": "NotAttempted TODO",
     "exercises": "check",
     "environment": "environment_report",
-    "policy": "CURSOR_ASK Decision IgnoreHintsPolicy Policy PostCall "
-    "PreCall ReadOnlyModePolicy SPEC SpecPolicy TRUST_EVERYTHING Trust TrustEverythingPolicy VSCODE VSCodePolicy decide",
+    "decisions": "Decision PostCall PreCall Trust",
+    "policy": "CURSOR_ASK IgnoreHintsPolicy Policy ReadOnlyModePolicy SPEC SpecPolicy "
+    "TRUST_EVERYTHING TrustEverythingPolicy VSCODE VSCodePolicy decide",
     "clients": "CLAUDE_CODE_DEFAULT CLAUDE_CODE_PLAN POLICIES",
     "combinations": "all_combinations combinations_table decision_matrix decisions_table",
     "legs": "Basis Leg",

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..checks import TODO, Outcome, Part, contains_todo, crashed, failed, not_attempted, passed
 from ..feedback import decision_hint, reference_pair
-from ..policy import PostCall, PreCall
+from ..decisions import PostCall, PreCall
 from .annotate import hint_states
 
 __all__ = [

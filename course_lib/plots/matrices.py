@@ -26,7 +26,8 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from ..annotations import HINTS
 from ..clients import POLICIES
 from ..combinations import HINT_VALUES, decision_matrix
-from ..policy import Policy, PostCall, PreCall, Trust, as_policies, as_policy, as_trust
+from ..decisions import PostCall, PreCall, Trust, as_trust
+from ..policy import Policy, as_policies, as_policy
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
 
 __all__ = ["plot_decision_matrices", "plot_decision_matrix"]

@@ -9,7 +9,7 @@ Introduced in: notebooks/03_combinations.ipynb
 
 from __future__ import annotations
 
-from ..policy import PreCall
+from ..decisions import PreCall
 
 __all__ = ["COLORS", "SHORT_LABELS", "SYMBOLS", "UNTRUSTED_MARK", "contrast_ratio", "text_color"]
 

@@ -134,6 +134,15 @@ def _environment(environment: str) -> str:
     return environment
 
 
+def _log_day(name: str) -> date | None:
+    """The day in a log file's name, or None (a name such as app-2026-99-99.log is no dated log)."""
+    match = _LOG_NAME.match(name)
+    try:
+        return date.fromisoformat(match.group(1)) if match else None
+    except ValueError:
+        return None
+
+
 def build_server(
     root: str | os.PathLike[str] | None = None,
     *,
@@ -221,12 +230,8 @@ def build_server(
         cutoff = TODAY - timedelta(days=keep_days)
         removed = []
         for name, _ in sandbox.files(f"logs/{environment}"):
-            match = _LOG_NAME.match(name)
-            if (
-                match
-                and date.fromisoformat(match.group(1)) < cutoff
-                and sandbox.delete(f"logs/{environment}/{name}")
-            ):
+            day = _log_day(name)
+            if day is not None and day < cutoff and sandbox.delete(f"logs/{environment}/{name}"):
                 removed.append(name)
         return f"deleted {len(removed)} log file(s) older than {keep_days} day(s) in {environment}"
 

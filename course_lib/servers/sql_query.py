@@ -37,13 +37,13 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from ._sandbox import Sandbox
+from ._sql_guards import MAX_VALUE_BYTES, open_guarded
 
 __all__ = [
     "DATABASE",
@@ -62,25 +62,9 @@ DATABASE = "ops.db"
 MAX_ROWS = 50
 TIME_LIMIT = 2.0
 """Seconds a statement may run before SQLite is told to stop it."""
-MAX_VALUE_BYTES = 1_000_000
-"""The largest string or blob a statement may build (SQLite's length limit), so one query cannot
-exhaust memory."""
 MAX_RESULT_CHARS = 20_000
 """The most characters a result returns, however many rows and columns it has."""
-MAX_COLUMNS = 100
-MAX_PATTERN = 100
-"""The longest LIKE/GLOB pattern: SQLite matches one inside one C call no timer can interrupt."""
 VARIANTS = ("naive", "worst-case", "split", "mode", "engine")
-
-_REFUSED = {
-    "attach": "not allowed: ATTACH and VACUUM (INTO) can create database files outside the sandbox",
-    "load_extension": (
-        "not allowed: load_extension() would load native code from a file; extensions are disabled"
-    ),
-    "fts3_tokenizer": (
-        "not allowed: fts3_tokenizer() exposes native memory addresses; it is disabled"
-    ),
-}
 
 _SEED_SQL = """
 CREATE TABLE incidents (id INTEGER PRIMARY KEY, opened TEXT NOT NULL, service TEXT NOT NULL,
@@ -122,110 +106,6 @@ def seed_database(path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _authoriser(refused: list[str]) -> Any:
-    """An SQLite authoriser denying ATTACH and the dangerous functions, noting why in `refused`."""
-
-    def authorise(action: int, arg1: object, arg2: object, *_: object) -> int:
-        if action == sqlite3.SQLITE_ATTACH:
-            refused.append(_REFUSED["attach"])
-            return sqlite3.SQLITE_DENY
-        if action == sqlite3.SQLITE_FUNCTION and isinstance(arg2, str) and arg2.lower() in _REFUSED:
-            refused.append(_REFUSED[arg2.lower()])
-            return sqlite3.SQLITE_DENY
-        return sqlite3.SQLITE_OK
-
-    return authorise
-
-
-def _text(value: object) -> str | bytes | None:
-    return value if value is None or isinstance(value, (str, bytes)) else str(value)
-
-
-def _instr(haystack: object, needle: object) -> int | None:
-    """SQLite's instr() in linear time (SQLite's own is quadratic in one uninterruptible call)."""
-    haystack, needle = _text(haystack), _text(needle)
-    if haystack is None or needle is None:
-        return None
-    if isinstance(haystack, bytes) != isinstance(needle, bytes):
-        haystack, needle = str(haystack), str(needle)
-    return haystack.find(needle) + 1  # type: ignore[arg-type]
-
-
-def _replace(text: object, old: object, new: object) -> str | bytes | None:
-    """SQLite's replace(), in linear time (see `_instr`)."""
-    text, old, new = _text(text), _text(old), _text(new)
-    if text is None or old is None or new is None:
-        return None
-    if not old:
-        return text
-    if not (isinstance(text, bytes) and isinstance(old, bytes) and isinstance(new, bytes)):
-        text, old, new = (
-            v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (text, old, new)
-        )
-    return text.replace(old, new)  # type: ignore[arg-type]
-
-
-_matcher = threading.local()
-
-
-def _matching(operator: str, max_arguments: int, refused: list[str]) -> Any:
-    """SQLite's `operator` (LIKE or GLOB), refusing patterns longer than `MAX_PATTERN` (noted in
-    `refused`).
-
-    SQLite matches a pattern inside one C call that no interrupt reaches, in time that grows
-    with the pattern's length times the text's: a short pattern keeps every call short.
-    The matching itself is SQLite's own, on a private in-memory connection.
-    """
-    escape = " ESCAPE ?" if max_arguments == 3 else ""
-    sql = f"SELECT ? {operator} ?{escape}"
-
-    def match(pattern: object, value: object, *escape_char: object) -> object:
-        if isinstance(pattern, (str, bytes)) and len(pattern) > MAX_PATTERN:
-            refused.append(
-                f"not allowed: the {operator} pattern is {len(pattern)} characters long; the "
-                f"limit is {MAX_PATTERN} "
-                "(a long pattern over a long text runs inside one SQLite call that cannot be "
-                "stopped)"
-            )
-            raise sqlite3.DataError(refused[-1])
-        connection = getattr(_matcher, "connection", None)
-        if connection is None:
-            connection = _matcher.connection = sqlite3.connect(":memory:")
-        return connection.execute(sql, (value, pattern, *escape_char)).fetchone()[0]
-
-    return match
-
-
-def _open(database: Path, *, read_only: bool) -> tuple[sqlite3.Connection, list[str]]:
-    """Open `database` with the guards every variant needs; return the connection and what it
-    refused."""
-    # nofollow: SQLite itself refuses to open ops.db if it has become a symbolic link
-    mode = "ro" if read_only else "rw"
-    # mode=ro is SQLite's own read-only mode: the engine refuses every change to the file, whatever
-    # the tool declares
-    connection = sqlite3.connect(
-        f"{database.as_uri()}?mode={mode}&nofollow=1", uri=True, isolation_level=None
-    )
-    # ATTACH and VACUUM INTO create database files wherever the SQL says, even on a mode=ro
-    # connection: deny them, so no statement can reach outside the sandbox
-    refused: list[str] = []
-    connection.set_authorizer(_authoriser(refused))
-    if hasattr(connection, "setlimit"):  # Python 3.11+; the authoriser alone is enough on 3.10
-        limits = {"ATTACHED": 0, "LENGTH": MAX_VALUE_BYTES, "COLUMN": MAX_COLUMNS}
-        for name, value in limits.items():
-            connection.setlimit(getattr(sqlite3, f"SQLITE_LIMIT_{name}"), value)
-    connection.create_function("instr", 2, _instr, deterministic=True)
-    for operator, arguments in (("LIKE", 2), ("LIKE", 3), ("GLOB", 2)):
-        connection.create_function(
-            operator.lower(), arguments, _matching(operator, arguments, refused), deterministic=True
-        )
-    connection.create_function("replace", 3, _replace, deterministic=True)
-    if not read_only:
-        # no journal file beside ops.db to plant a link at
-        connection.execute("PRAGMA journal_mode=MEMORY")
-    return connection, refused
-
-
 def _rows(cursor: sqlite3.Cursor) -> str:
     """The rows as text: at most `MAX_ROWS` rows and `MAX_RESULT_CHARS` characters, fetched one at a
     time."""
@@ -235,7 +115,10 @@ def _rows(cursor: sqlite3.Cursor) -> str:
         if count == MAX_ROWS:
             lines.append(f"... (first {MAX_ROWS} rows shown)")
             break
-        line = " | ".join(str(v) for v in row)
+        budget = MAX_RESULT_CHARS - size  # no value is turned into more text than could be shown
+        line = " | ".join(
+            str(v[:budget] if isinstance(v, (str, bytes)) else v)[:budget] for v in row
+        )
         if size + len(line) > MAX_RESULT_CHARS:
             lines.append(line[: max(0, MAX_RESULT_CHARS - size)])
             lines.append(
@@ -257,7 +140,12 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
     """
     if not isinstance(sql, str) or not sql.strip():
         raise ToolError("sql is empty: give one SQL statement, e.g. 'SELECT * FROM incidents'")
-    connection, refused = _open(database, read_only=read_only)
+    try:
+        connection, refused = open_guarded(database, read_only=read_only)
+    except sqlite3.Error as exc:  # e.g. a link planted at ops.db-wal or ops.db-journal
+        raise ToolError(
+            f"SQLite could not open {DATABASE} ({exc}); check the files beside it"
+        ) from None
     # A sync tool runs on a worker thread nobody can cancel: a timer thread interrupts the
     # statement from outside (a progress handler is not called inside one long C call).
     lock, state = threading.Lock(), {"done": False, "timed_out": False}
