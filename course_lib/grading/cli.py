@@ -21,14 +21,8 @@ from ..safe_text import printable
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
-from .runner import (
-    ExerciseResult,
-    Limits,
-    grade_notebook,
-    isolation_note,
-    missing_result,
-    preflight,
-)
+from .results import ExerciseResult, Limits, missing_result
+from .runner import grade_notebook, isolation_note, preflight
 from .sandbox import MODES, Isolation, choose_isolation
 
 HELP = "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, results JSONL, feedback"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..safe_text import printable
 from .cases import Exercise
-from .runner import STATUSES, ExerciseResult
+from .results import STATUSES, ExerciseResult
 
 __all__ = ["feedback_names", "student_row", "write_feedback", "write_gradebook", "write_results"]
 
