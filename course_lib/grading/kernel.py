@@ -26,10 +26,10 @@ __all__ = ["KERNEL_LOG", "GradingClient", "Kernel", "responsive", "run_cell"]
 
 _TIMEOUT_ENAME = "CourseGraderTimeout"
 
-# nbclient and jupyter_client log lines ("Timeout waiting for execute reply ... Interrupting kernel",
-# "Kernel died") would land in the instructor's terminal between the progress lines. What they report
-# is already in the results' notes, so they go to a logger of their own that prints nothing by
-# default (attach a handler to "course_lib.grading.kernel" to see them).
+# nbclient and jupyter_client log lines ("Timeout waiting for execute reply ... Interrupting
+# kernel", "Kernel died") would land in the instructor's terminal between the progress lines.
+# What they report is already in the results' notes, so they go to a logger of their own that
+# prints nothing by default (attach a handler to "course_lib.grading.kernel" to see them).
 KERNEL_LOG = logging.getLogger("course_lib.grading.kernel")
 KERNEL_LOG.addHandler(logging.NullHandler())
 KERNEL_LOG.propagate = False
@@ -48,21 +48,33 @@ class GradingClient(NotebookClient):
         self.asked_exit = False
         self.on_cell_executed = self._note_reply
 
-    def _note_reply(self, cell: Any = None, cell_index: int = 0, execute_reply: Any = None, **_: Any) -> None:
+    def _note_reply(
+        self, cell: Any = None, cell_index: int = 0, execute_reply: Any = None, **_: Any
+    ) -> None:
         content = (execute_reply or {}).get("content", {})
-        self.last_reply_ename = str(content.get("ename", "")) if content.get("status") == "error" else ""
+        self.last_reply_ename = (
+            str(content.get("ename", "")) if content.get("status") == "error" else ""
+        )
         payloads = content.get("payload") or []
         # exit() and quit() end the kernel shortly after their cell's reply.
-        self.asked_exit = any(isinstance(p, dict) and p.get("source") == "ask_exit" for p in payloads)
+        self.asked_exit = any(
+            isinstance(p, dict) and p.get("source") == "ask_exit" for p in payloads
+        )
 
-    def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> Any:
+    def output(
+        self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int
+    ) -> Any:
         msg_type = msg["msg_type"]
         content = msg["content"]
         if msg_type == "error":
             content["traceback"] = []
             content["evalue"] = str(content.get("evalue", ""))[:300]
             return super().output(outs, msg, display_id, cell_index)
-        if cell_index not in self._probe_cells or msg_type != "stream" or content.get("name") != "stdout":
+        if (
+            cell_index not in self._probe_cells
+            or msg_type != "stream"
+            or content.get("name") != "stdout"
+        ):
             return None  # the learner's own output plays no part in grading
         used = self._chars.get(cell_index, 0)
         text = str(content.get("text", ""))
@@ -128,7 +140,10 @@ class Kernel:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                extra_arguments=["--HistoryManager.hist_file=:memory:", "--InteractiveShell.colors=nocolor"],
+                extra_arguments=[
+                    "--HistoryManager.hist_file=:memory:",
+                    "--InteractiveShell.colors=nocolor",
+                ],
             )
         self.client = GradingClient(
             nb,
@@ -139,7 +154,11 @@ class Kernel:
             startup_timeout=60,
             allow_errors=True,
             interrupt_on_timeout=True,
-            error_on_timeout={"ename": _TIMEOUT_ENAME, "evalue": "time limit reached", "traceback": []},
+            error_on_timeout={
+                "ename": _TIMEOUT_ENAME,
+                "evalue": "time limit reached",
+                "traceback": [],
+            },
             record_timing=False,
             iopub_timeout=2,
             raise_on_iopub_timeout=False,
@@ -179,7 +198,7 @@ class Kernel:
 
 
 async def run_cell(client: GradingClient, nb: Any, index: int, timeout: float) -> str:
-    """Execute cell `index`; return "ok", "error", "timeout", "exit" (it called exit()) or "dead"."""
+    """Execute cell `index`; return "ok", "error", "timeout", "exit" (called exit()) or "dead"."""
     client.timeout = max(1, int(round(timeout)))
     client.last_reply_ename = ""
     client.asked_exit = False
@@ -190,7 +209,9 @@ async def run_cell(client: GradingClient, nb: Any, index: int, timeout: float) -
     except Exception:  # noqa: BLE001 - e.g. a timeout nbclient could not turn into an error output
         return "timeout"
     errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-    if client.last_reply_ename == _TIMEOUT_ENAME or any(o.get("ename") == _TIMEOUT_ENAME for o in errors):
+    if client.last_reply_ename == _TIMEOUT_ENAME or any(
+        o.get("ename") == _TIMEOUT_ENAME for o in errors
+    ):
         return "timeout"
     if client.asked_exit:
         return "exit"
@@ -200,5 +221,3 @@ async def run_cell(client: GradingClient, nb: Any, index: int, timeout: float) -
 async def responsive(client: GradingClient, nb: Any, index: int) -> bool:
     """After an interrupt: does the kernel answer a trivial cell within a few seconds?"""
     return await run_cell(client, nb, index, 5) == "ok"
-
-

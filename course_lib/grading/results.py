@@ -33,16 +33,19 @@ class Limits:
 
 @dataclass
 class CaseResult:
-    """How one hidden case went. `detail` is for the instructor; `hint` may be shown to the learner."""
+    """How one hidden case went. `detail` is for the instructor; `hint` may be shown to learners."""
 
     id: str
     label: str
-    status: str  # passed, failed, not attempted, missing, error, timed out, no result, tampered, not run
+    # passed, failed, not attempted, missing, error, timed out, no result, tampered, not run
+    status: str
     points: float
     max_points: float
     detail: str = ""
     hint: str = ""
-    feedback: str = ""  # what went wrong, for the learner: the judge's message when its case allows showing it
+    feedback: str = (
+        ""  # what went wrong, for the learner: the judge's message when its case allows showing it
+    )
 
 
 @dataclass
@@ -64,33 +67,49 @@ class ExerciseResult:
         return asdict(self)
 
 
-def missing_result(student: str, exercise: Exercise, note: str = "no notebook handed in") -> ExerciseResult:
+def missing_result(
+    student: str, exercise: Exercise, note: str = "no notebook handed in"
+) -> ExerciseResult:
     """Return the result for an exercise the student did not hand in."""
     cases = [CaseResult(c.id, c.label, "not run", 0.0, c.points) for c in exercise.cases]
     return ExerciseResult(student, exercise.id, "missing", 0.0, exercise.max_points, cases, [note])
 
 
 def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
-    base = dict(id=case.id, label=case.label, max_points=case.points, hint=case.hint)
+    base: dict[str, Any] = dict(
+        id=case.id, label=case.label, max_points=case.points, hint=case.hint
+    )
     status = payload.get("status")
     if status == "missing":
-        return CaseResult(status="missing", points=0.0, detail=f"{case.target} is not defined", **base)
+        return CaseResult(
+            status="missing", points=0.0, detail=f"{case.target} is not defined", **base
+        )
     if status == "not_attempted":
-        return CaseResult(status="not attempted", points=0.0, detail="the stub still raises NotAttempted", **base)
+        return CaseResult(
+            status="not attempted", points=0.0, detail="the stub still raises NotAttempted", **base
+        )
     if status == "error":
-        return CaseResult(status="error", points=0.0, detail=f"raised {payload.get('error', '')}", **base)
+        return CaseResult(
+            status="error", points=0.0, detail=f"raised {payload.get('error', '')}", **base
+        )
     if status != "ok":
-        return CaseResult(status=str(status), points=0.0, detail="the probe returned no readable result", **base)
+        return CaseResult(
+            status=str(status), points=0.0, detail="the probe returned no readable result", **base
+        )
     value = payload.get("value")
     if _has_todo(value):
-        return CaseResult(status="not attempted", points=0.0, detail="the answer still contains TODO", **base)
+        return CaseResult(
+            status="not attempted", points=0.0, detail="the answer still contains TODO", **base
+        )
     try:
         problem = case.judge(value)
     except Exception as exc:  # noqa: BLE001 - an answer of an unexpected shape is a wrong answer
         problem = f"answer of an unexpected shape ({type(exc).__name__}: {exc})"
     if problem is None:
         return CaseResult(status="passed", points=case.points, **base)
-    if isinstance(problem, tuple) and len(problem) == 2:  # (message, the hint for this way of going wrong)
+    if (
+        isinstance(problem, tuple) and len(problem) == 2
+    ):  # (message, the hint for this way of going wrong)
         problem, base["hint"] = problem
     shown = str(problem) if getattr(case, "show_detail", False) else ""
     return CaseResult(status="failed", points=0.0, detail=str(problem), feedback=shown, **base)
@@ -102,4 +121,3 @@ def _has_todo(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_todo(v) for v in value)
     return False
-

@@ -1,4 +1,4 @@
-"""Run one submission: a fresh kernel, the learner's code cells, then one probe cell per hidden case.
+"""Run one submission: a fresh kernel, the learner's code cells, then a probe per hidden case.
 
 Every submission gets its own kernel (IPC transport, so parallel kernels never race for TCP
 ports) in its own empty temporary folder: only the notebook's code runs there, and any files
@@ -24,7 +24,7 @@ from typing import Any
 import nbformat
 
 from ..safe_text import printable
-from .cases import Exercise
+from .cases import Case, Exercise
 from .kernel import GradingClient, Kernel, responsive, run_cell
 from .probe import make_probe, new_nonce, read_payload
 from .results import CaseResult, ExerciseResult, Limits, judge
@@ -35,12 +35,19 @@ __all__ = ["MAX_ATTEMPTS", "default_isolation", "grade_notebook", "isolation_not
 
 
 def _cell_ref(nb: Any, index: int) -> str:
-    """Name a learner's code cell for the notes: its number among code cells (from 1) and its first line."""
-    first = next((line.strip() for line in str(nb.cells[index].source).splitlines() if line.strip()), "")
+    """Name a learner's code cell for the notes: its number (from 1) and its first line."""
+    first = next(
+        (line.strip() for line in str(nb.cells[index].source).splitlines() if line.strip()), ""
+    )
     if len(first) > 40:
         first = first[:39] + "…"
     first = printable(first)  # the learner's text: no control character reaches a terminal
     return f'code cell {index + 1} ("{first}")' if first else f"code cell {index + 1} (empty)"
+
+
+def _scored_zero(case: Case, status: str, detail: str) -> CaseResult:
+    """A case that scores nothing because it could not be judged (`status` says why)."""
+    return CaseResult(case.id, case.label, status, 0.0, case.points, detail, case.hint)
 
 
 async def _run_learner_cells(
@@ -53,7 +60,10 @@ async def _run_learner_cells(
     limits: Limits,
     result: ExerciseResult,
 ) -> tuple[int | None, list[str]]:
-    """Run the learner's cells; return (index of a cell that ended, killed or froze the kernel, error notes)."""
+    """Run the learner's cells.
+
+    Return (index of a cell that ended, killed or froze the kernel, or None; error notes).
+    """
     errors: list[str] = []
     for index in range(count):
         if index in skip:
@@ -61,7 +71,10 @@ async def _run_learner_cells(
         remaining = learner_deadline - time.monotonic()
         if remaining < 1:
             result.status = "timed out"
-            result.notes.append(f"the notebook time limit was reached; {_cell_ref(nb, index)} and the code cells after it did not run")
+            result.notes.append(
+                f"the notebook time limit was reached; {_cell_ref(nb, index)} "
+                "and the code cells after it did not run"
+            )
             break
         outcome = await run_cell(client, nb, index, min(limits.cell_timeout, remaining))
         if outcome == "exit":  # exit() or quit(): not an error, but the kernel is ending
@@ -73,12 +86,24 @@ async def _run_learner_cells(
             return index, errors
         if outcome == "timeout":
             result.status = "timed out"
-            result.notes.append(f"{_cell_ref(nb, index)} hit the time limit of {limits.cell_timeout:g} s and was interrupted")
+            result.notes.append(
+                f"{_cell_ref(nb, index)} hit the time limit of {limits.cell_timeout:g} s "
+                "and was interrupted"
+            )
             if not await responsive(client, nb, ping_index):
-                result.notes.append("the kernel did not respond after the interrupt and was stopped")
+                result.notes.append(
+                    "the kernel did not respond after the interrupt and was stopped"
+                )
                 return index, errors
         elif outcome == "error":
-            ename = next((o.get("ename", "") for o in nb.cells[index].outputs if o.get("output_type") == "error"), "")
+            ename = next(
+                (
+                    o.get("ename", "")
+                    for o in nb.cells[index].outputs
+                    if o.get("output_type") == "error"
+                ),
+                "",
+            )
             errors.append(f"{_cell_ref(nb, index)} raised {printable(str(ename), limit=80)}")
     return None, errors
 
@@ -106,27 +131,31 @@ async def _probe_cases(
             continue
         remaining = deadline - time.monotonic()
         if remaining < 1 or hung_targets.get(case.target, 0) >= 2:
-            judged[case.id] = CaseResult(case.id, case.label, "timed out", 0.0, case.points, "not probed: time limit", case.hint)
+            judged[case.id] = _scored_zero(case, "timed out", "not probed: time limit")
             continue
         index = probe_start + offset
         outcome = await run_cell(client, nb, index, min(limits.probe_timeout, remaining))
         if outcome in ("dead", "exit"):
-            judged[case.id] = CaseResult(
-                case.id, case.label, "error", 0.0, case.points, f"the kernel ended while evaluating {case.target}", case.hint
+            judged[case.id] = _scored_zero(
+                case, "error", f"the kernel ended while evaluating {case.target}"
             )
             result.status = "kernel died"
             result.notes.append(f"the kernel died while probing case {case.id}")
             return case.id
         if outcome == "timeout":
             hung_targets[case.target] = hung_targets.get(case.target, 0) + 1
-            judged[case.id] = CaseResult(
-                case.id, case.label, "timed out", 0.0, case.points, f"{case.target} did not finish within {limits.probe_timeout:g} s", case.hint
+            judged[case.id] = _scored_zero(
+                case, "timed out", f"{case.target} did not finish within {limits.probe_timeout:g} s"
             )
             if not await responsive(client, nb, ping_index):
-                result.notes.append("the kernel did not respond after a probe was interrupted and was stopped")
+                result.notes.append(
+                    "the kernel did not respond after a probe was interrupted and was stopped"
+                )
                 return None
             continue
-        text = "".join(o.get("text", "") for o in nb.cells[index].outputs if o.get("output_type") == "stream")
+        text = "".join(
+            o.get("text", "") for o in nb.cells[index].outputs if o.get("output_type") == "stream"
+        )
         judged[case.id] = judge(case, read_payload(text, nonces[case.id]))
     return None
 
@@ -146,7 +175,8 @@ def isolation_note(isolation: Isolation) -> str:
     return f"graded WITHOUT isolation ({isolation.reason}): the code ran with the grader's rights"
 
 
-MAX_ATTEMPTS = 3  # kernels per notebook: a cell that ended the kernel is skipped; a probe that did is not retried
+# Kernels per notebook: a cell that ended the kernel is skipped; a probe that did is not retried.
+MAX_ATTEMPTS = 3
 
 
 async def grade_notebook(
@@ -164,7 +194,9 @@ async def grade_notebook(
     """
     isolation = isolation or default_isolation()
     started = time.monotonic()
-    result = ExerciseResult(student, exercise.id, "graded", 0.0, exercise.max_points, path=str(path))
+    result = ExerciseResult(
+        student, exercise.id, "graded", 0.0, exercise.max_points, path=str(path)
+    )
     if not isolation.isolated:
         result.notes.append(isolation_note(isolation))
     source_nb, result.sha256, problem = await load(path, root)
@@ -177,17 +209,25 @@ async def grade_notebook(
 
     # A fresh notebook: the learner's code cells (outputs dropped), a health-check cell, the probes.
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c["source"]) for c in source_nb.cells if c.get("cell_type") == "code"]
+    nb.cells = [
+        nbformat.v4.new_code_cell(c["source"])
+        for c in source_nb.cells
+        if c.get("cell_type") == "code"
+    ]
     learner_cells = len(nb.cells)
     ping_index = len(nb.cells)
     nb.cells.append(nbformat.v4.new_code_cell("pass"))
-    warm_index = len(nb.cells)  # imports the course before the clock starts: a slow machine costs no one a cell
+    warm_index = len(
+        nb.cells
+    )  # imports the course before the clock starts: a slow machine costs no one a cell
     nb.cells.append(nbformat.v4.new_code_cell("import mcp.types, course_lib"))
     nonces = {}
     probe_start = len(nb.cells)
     for case in exercise.cases:
         nonces[case.id] = new_nonce()
-        nb.cells.append(nbformat.v4.new_code_cell(make_probe(case.target, case.expr, nonces[case.id])))
+        nb.cells.append(
+            nbformat.v4.new_code_cell(make_probe(case.target, case.expr, nonces[case.id]))
+        )
     probe_cells = set(range(probe_start, len(nb.cells)))
 
     judged: dict[str, CaseResult] = {}
@@ -196,9 +236,9 @@ async def grade_notebook(
     skip: set[int] = set()
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            # A cell that ends, kills or freezes the kernel is skipped on a fresh run, so a stray cell
-            # costs the learner that cell, not every answer above it; a kernel that dies during a
-            # probe is restarted for the cases after it.
+            # A cell that ends, kills or freezes the kernel is skipped on a fresh run, so a stray
+            # cell costs the learner that cell, not every answer above it; a kernel that dies
+            # during a probe is restarted for the cases after it.
             kernel = Kernel(isolation, limits)
             kernels.append(kernel)
             try:
@@ -212,9 +252,22 @@ async def grade_notebook(
             reserve = min(limits.probe_timeout * len(exercise.cases), limits.notebook_timeout / 2)
             learner_deadline = clock + limits.notebook_timeout - reserve
             deadline = clock + limits.notebook_timeout
-            bad, errors = await _run_learner_cells(client, nb, learner_cells, skip, ping_index, learner_deadline, limits, result)
+            bad, errors = await _run_learner_cells(
+                client, nb, learner_cells, skip, ping_index, learner_deadline, limits, result
+            )
             if bad is None:
-                died_in = await _probe_cases(client, nb, exercise, probe_start, ping_index, nonces, deadline, limits, result, judged)
+                died_in = await _probe_cases(
+                    client,
+                    nb,
+                    exercise,
+                    probe_start,
+                    ping_index,
+                    nonces,
+                    deadline,
+                    limits,
+                    result,
+                    judged,
+                )
                 if client.truncated:
                     result.notes.append("some output was longer than the limit and was cut")
                 if died_in is None:
@@ -223,29 +276,37 @@ async def grade_notebook(
                 if tail:
                     result.notes.append(f"kernel stderr: {tail}")
                 if attempt < MAX_ATTEMPTS and len(judged) < len(exercise.cases):
-                    result.notes.append("ran the notebook again in a fresh kernel for the remaining cases")
+                    result.notes.append(
+                        "ran the notebook again in a fresh kernel for the remaining cases"
+                    )
                 await kernel.close()
                 continue
             await kernel.close()
             if bad in skip or attempt == MAX_ATTEMPTS:
                 break
             skip.add(bad)
-            result.notes.append(f"ran the notebook again in a fresh kernel without {_cell_ref(nb, bad)}")
+            result.notes.append(
+                f"ran the notebook again in a fresh kernel without {_cell_ref(nb, bad)}"
+            )
         if errors:
             result.notes.append("; ".join(errors[:3]) + ("; ..." if len(errors) > 3 else ""))
     except Exception as exc:  # noqa: BLE001 - one broken submission must never stop the batch
         result.status = "kernel died"
-        result.notes.append(f"grading this notebook failed: {type(exc).__name__}: {printable(str(exc), limit=200)}")
+        result.notes.append(
+            f"grading this notebook failed: {type(exc).__name__}: {printable(str(exc), limit=200)}"
+        )
     finally:
         for kernel in kernels:
             await kernel.close()
 
     result.cases = [
-        judged.get(c.id) or CaseResult(c.id, c.label, "not run", 0.0, c.points, "not probed", c.hint) for c in exercise.cases
+        judged.get(c.id) or _scored_zero(c, "not run", "not probed") for c in exercise.cases
     ]
     result.score = round(sum(c.points for c in result.cases), 2)
     if any(c.status == "tampered" for c in result.cases):
-        result.notes.append("a probe's output was tampered with (several result markers); those cases score 0")
+        result.notes.append(
+            "a probe's output was tampered with (several result markers); those cases score 0"
+        )
     if result.status == "graded" and all(c.status == "not attempted" for c in result.cases):
         result.status = "not attempted"
     result.seconds = round(time.monotonic() - started, 2)
@@ -268,9 +329,13 @@ async def preflight(isolation: Isolation | None = None, timeout: float = 90) -> 
         cell = await client.async_execute_cell(nb.cells[0], 0)
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
         if errors:
-            return f"the kernel cannot import course_lib: {errors[0].get('ename')}: {printable(str(errors[0].get('evalue')), limit=200)}"
+            evalue = printable(str(errors[0].get("evalue")), limit=200)
+            return f"the kernel cannot import course_lib: {errors[0].get('ename')}: {evalue}"
         return ""
     except Exception as exc:  # noqa: BLE001 - reported as an infrastructure failure
-        return f"cannot start a Python kernel: {type(exc).__name__}: {printable(str(exc), limit=200)}{_said(kernel)}"
+        return (
+            f"cannot start a Python kernel: {type(exc).__name__}: "
+            f"{printable(str(exc), limit=200)}{_said(kernel)}"
+        )
     finally:
         await kernel.close()

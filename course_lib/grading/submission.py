@@ -27,7 +27,7 @@ class Refused(Exception):
 
 
 def _open_beneath(root: Path, path: Path) -> int:
-    """Open `path` for reading without leaving `root` through a link; refuse anything but a regular file.
+    """Open `path` without leaving `root` through a link; refuse anything but a regular file.
 
     The path is resolved, must lie inside `root`, and is then opened one component at a time
     with O_NOFOLLOW from a descriptor of `root`, so a link swapped in meanwhile cannot lead out.
@@ -35,14 +35,18 @@ def _open_beneath(root: Path, path: Path) -> int:
     """
     real_root, real = os.path.realpath(root), os.path.realpath(path)
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
-        raise Refused("it is a link to a file outside the submissions folder; hand in the notebook itself")
+        raise Refused(
+            "it is a link to a file outside the submissions folder; hand in the notebook itself"
+        )
     nofollow, nonblock = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_NONBLOCK", 0)
     if os.open in os.supports_dir_fd and nofollow:
         parts = os.path.relpath(real, real_root).split(os.sep)
         fd = os.open(real_root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             for part in parts[:-1]:
-                inner = os.open(part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=fd)
+                inner = os.open(
+                    part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=fd
+                )
                 os.close(fd)
                 fd = inner
             leaf = os.open(parts[-1], os.O_RDONLY | nofollow | nonblock, dir_fd=fd)
@@ -73,7 +77,10 @@ def read_bounded(root: Path, path: Path, limit: int) -> bytes:
 
 
 async def _in_thread(work: Callable[[], Any], timeout: float) -> Any:
-    """Run blocking `work` in a daemon thread, bounded by `timeout` (a stuck read is abandoned, not awaited)."""
+    """Run blocking `work` in a daemon thread, bounded by `timeout`.
+
+    A stuck read is abandoned, not awaited.
+    """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
@@ -96,7 +103,9 @@ async def _in_thread(work: Callable[[], Any], timeout: float) -> Any:
 async def load(path: Path, root: Path | None = None) -> tuple[Any | None, str, str]:
     """Return (notebook or None, sha256, problem)."""
     try:
-        data = await _in_thread(lambda: read_bounded(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT)
+        data = await _in_thread(
+            lambda: read_bounded(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT
+        )
     except Refused as exc:
         return None, "", f"not opened: {exc}"
     except asyncio.TimeoutError:
@@ -115,5 +124,3 @@ async def load(path: Path, root: Path | None = None) -> tuple[Any | None, str, s
     if not all(isinstance(c.get("source"), str) for c in code):
         return None, digest, "a code cell has no readable source"
     return nb, digest, ""
-
-
