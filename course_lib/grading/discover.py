@@ -32,7 +32,15 @@ _SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
 _FLAT = re.compile(r"^(?P<student>.+?)[_\-. ](?P<exercise>\d\d(?:[_\-. ].*)?)$")
 # The course's lessons (notebooks/): their names start with two digits like the exercises'.
 LESSONS = frozenset(
-    {"00_start_here", "01_fields", "02_defaults", "03_combinations", "04_lethal_trifecta", "05_lying_server", "06_beyond_hints"}
+    {
+        "00_start_here",
+        "01_fields",
+        "02_defaults",
+        "03_combinations",
+        "04_lethal_trifecta",
+        "05_lying_server",
+        "06_beyond_hints",
+    }
 )
 _HOME_MARKERS = ("notebooks", "exercises")  # what a learner's home folder on the hub holds
 
@@ -48,7 +56,9 @@ class Submission:
 
 
 def _visible(path: Path, root: Path) -> bool:
-    return not any(part.startswith(".") or part in _SKIP_DIRS for part in path.relative_to(root).parts)
+    return not any(
+        part.startswith(".") or part in _SKIP_DIRS for part in path.relative_to(root).parts
+    )
 
 
 def _exercise_for(stem: str, exercises: dict[str, Exercise]) -> str | None:
@@ -63,10 +73,15 @@ def _exercise_for(stem: str, exercises: dict[str, Exercise]) -> str | None:
 
 
 def _is_lesson(stem: str) -> bool:
-    return any(stem == lesson or stem.startswith(lesson + "-") or stem.startswith(lesson + " ") for lesson in LESSONS)
+    return any(
+        stem == lesson or stem.startswith(lesson + "-") or stem.startswith(lesson + " ")
+        for lesson in LESSONS
+    )
 
 
-def _add(sub: Submission, path: Path, stem: str, exercises: dict[str, Exercise], base: Path) -> None:
+def _add(
+    sub: Submission, path: Path, stem: str, exercises: dict[str, Exercise], base: Path
+) -> None:
     shown = _shown(path, base)
     if _is_lesson(stem) and stem not in exercises:
         sub.notes.append(f"ignored {shown}: a lesson, not an exercise")
@@ -93,13 +108,16 @@ def _settle(sub: Submission, base: Path) -> None:
         sub.notebooks[exercise] = chosen
         others = [_shown(p, base) for p in sorted(paths) if p != chosen]
         if others:
-            sub.notes.append(f"{len(paths)} notebooks for {exercise}: graded {_shown(chosen, base)}, ignored {', '.join(others)}")
+            sub.notes.append(
+                f"{len(paths)} notebooks for {exercise}: graded {_shown(chosen, base)}, "
+                f"ignored {', '.join(others)}"
+            )
         elif chosen.stem != exercise and not chosen.stem.endswith("_" + exercise):
             sub.notes.append(f"graded {_shown(chosen, base)} as {exercise}")
 
 
 def _looks_like_homes(root: Path) -> list[str]:
-    """The top-level folders that look like learners' home folders (lessons and exercises inside)."""
+    """The top-level folders that look like learners' home folders (lessons, exercises inside)."""
     homes = []
     for entry in sorted(root.iterdir()):
         if not entry.is_dir() or entry.is_symlink():
@@ -116,15 +134,22 @@ def _looks_like_homes(root: Path) -> list[str]:
 def _refuse_homes(root: Path, folders: list[str]) -> None:
     listed = ", ".join(folders[:3]) + (", ..." if len(folders) > 3 else "")
     raise ValueError(
-        f"{root} does not look like a folder of submissions: {len(folders)} of its folders ({listed}) hold the "
-        "course's lessons (notebooks/, 01_fields.ipynb...), as learners' home folders do. The grader does not guess "
-        "which notebooks were handed in. Copy each learner's exercise notebooks into submissions/<learner>/ "
-        "(on the course's JupyterHub: `python -m course_lib hub collect HOMES --out submissions/`), then grade "
+        f"{root} does not look like a folder of submissions: {len(folders)} of its folders "
+        f"({listed}) hold the "
+        "course's lessons (notebooks/, 01_fields.ipynb...), as learners' home folders do. "
+        "The grader does not guess "
+        "which notebooks were handed in. Copy each learner's exercise notebooks into "
+        "submissions/<learner>/ "
+        "(on the course's JupyterHub: "
+        "`python -m course_lib hub collect HOMES --out submissions/`), "
+        "then grade "
         "submissions/."
     )
 
 
-def discover(root: Path, exercises: dict[str, Exercise], class_notes: list[str] | None = None) -> list[Submission]:
+def discover(
+    root: Path, exercises: dict[str, Exercise], class_notes: list[str] | None = None
+) -> list[Submission]:
     """Return every student's submission found under `root`, sorted by student name.
 
     What is neither a student's folder nor a notebook (a hidden folder without notebooks, a
@@ -136,7 +161,9 @@ def discover(root: Path, exercises: dict[str, Exercise], class_notes: list[str] 
     """
     root = Path(root)
     if not root.is_dir():
-        raise ValueError(f"{root} is not a folder: give the folder that holds the students' submissions")
+        raise ValueError(
+            f"{root} is not a folder: give the folder that holds the students' submissions"
+        )
     class_notes = class_notes if class_notes is not None else []
     folders = [e for e in root.iterdir() if e.is_dir() and e.name not in _SKIP_DIRS]
     homes = _looks_like_homes(root)
@@ -158,18 +185,26 @@ def discover(root: Path, exercises: dict[str, Exercise], class_notes: list[str] 
                 continue
             sub = student(entry.name)
             if entry.name.startswith("."):
-                sub.notes.append("a hidden folder (its name starts with '.'), graded like any other")
+                sub.notes.append(
+                    "a hidden folder (its name starts with '.'), graded like any other"
+                )
             for path in notebooks:
                 _add(sub, path, path.stem, exercises, entry)
             own = sorted(
-                str(p.relative_to(entry)) for p in entry.rglob("course_lib*") if _visible(p, entry) and p.name in {"course_lib", "course_lib.py"}
+                str(p.relative_to(entry))
+                for p in entry.rglob("course_lib*")
+                if _visible(p, entry) and p.name in {"course_lib", "course_lib.py"}
             )
             if own:
-                sub.notes.append(f"ignored the student's own {', '.join(own)}: the course's course_lib was used")
+                sub.notes.append(
+                    f"ignored the student's own {', '.join(own)}: the course's course_lib was used"
+                )
         elif entry.suffix == ".ipynb":
             match = _FLAT.match(entry.stem)
             if match and _exercise_for(match.group("exercise"), exercises):
-                _add(student(match.group("student")), entry, match.group("exercise"), exercises, root)
+                _add(
+                    student(match.group("student")), entry, match.group("exercise"), exercises, root
+                )
             else:
                 _add(student(entry.stem), entry, entry.stem, exercises, root)
         else:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..safe_text import printable
 from .cases import Exercise
-from .runner import STATUSES, ExerciseResult
+from .results import STATUSES, ExerciseResult
 
 __all__ = ["feedback_names", "student_row", "write_feedback", "write_gradebook", "write_results"]
 
@@ -30,10 +30,17 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise], notes: Sequence[str] = ()) -> dict[str, str]:
+def student_row(
+    student: str,
+    results: Sequence[ExerciseResult],
+    exercises: dict[str, Exercise],
+    notes: Sequence[str] = (),
+) -> dict[str, str]:
     """Return one gradebook row: per-exercise points, total, maximum, status, notes, seconds."""
     by_exercise = {r.exercise: r for r in results}
-    row = {"student": printable(student)}  # a name is the learner's text: no control character in the file
+    row = {
+        "student": printable(student)
+    }  # a name is the learner's text: no control character in the file
     for exercise_id in exercises:
         result = by_exercise.get(exercise_id)
         row[exercise_id] = _points(result.score if result else 0.0)
@@ -46,13 +53,19 @@ def student_row(student: str, results: Sequence[ExerciseResult], exercises: dict
         row["status"] = next(s for s in STATUSES if s in statuses)
     all_notes = list(notes)
     # A note every exercise shares (grading without isolation) comes first, once.
-    shared = [n for n in dict.fromkeys(n for r in results for n in r.notes) if n.startswith("graded WITHOUT isolation")]
+    shared = [
+        n
+        for n in dict.fromkeys(n for r in results for n in r.notes)
+        if n.startswith("graded WITHOUT isolation")
+    ]
     all_notes = shared + all_notes
     for result in results:
         # One entry per exercise: its status (unless graded) and its notes, each said once.
         said = [n for n in dict.fromkeys(result.notes) if n != result.status and n not in shared]
         if result.status != "graded":
-            all_notes.append(f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else ""))
+            all_notes.append(
+                f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else "")
+            )
         else:
             all_notes += [f"{result.exercise}: {n}" for n in said]
     row["notes"] = printable(" | ".join(all_notes))
@@ -68,7 +81,9 @@ def _replace(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_gradebook(path: Path, rows: Iterable[dict[str, str]], exercises: dict[str, Exercise]) -> None:
+def write_gradebook(
+    path: Path, rows: Iterable[dict[str, str]], exercises: dict[str, Exercise]
+) -> None:
     """Write the gradebook: one row per student (csv.DictWriter, so commas in names are safe)."""
     import io
 
@@ -93,7 +108,7 @@ def json_line(value: object) -> str:
 
 
 def write_results(path: Path, results: Iterable[ExerciseResult]) -> None:
-    """Write one JSON object per (student, exercise): every case with its detail (instructor only)."""
+    """Write one JSON line per (student, exercise): every case and its detail (instructor only)."""
     lines = [json_line(r.as_dict()) for r in results]
     _replace(Path(path), "\n".join(lines) + ("\n" if lines else ""))
 
@@ -104,7 +119,10 @@ _MAX_NAME_BYTES = 200
 
 def _file_stem(student: str) -> str:
     stem = unicodedata.normalize("NFC", student)
-    stem = "".join("_" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") else c for c in stem)
+    stem = "".join(
+        "_" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") else c
+        for c in stem
+    )
     stem = _UNSAFE_IN_NAME.sub("_", stem).strip(" .") or "student"
     while len(stem.encode("utf-8")) > _MAX_NAME_BYTES:
         stem = stem[:-1]
@@ -127,7 +145,9 @@ def feedback_names(students: Iterable[str]) -> dict[str, str]:
     names = {}
     for student, stem in stems.items():
         if stem != student or clashes[stem.casefold()] > 1:
-            stem = f"{stem}-{hashlib.sha256(student.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+            stem = (
+                f"{stem}-{hashlib.sha256(student.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+            )
         names[student] = f"{stem}.md"
     taken = [n.casefold() for n in names.values()]
     for student, name in names.items():  # a literal name that equals another's hashed one
@@ -138,11 +158,20 @@ def feedback_names(students: Iterable[str]) -> dict[str, str]:
 
 
 _MARK = {"passed": "✓", "not attempted": "…", "missing": "…", "not run": "…"}
-_UNANSWERED = {"not attempted": "not attempted", "missing": "not defined in your notebook", "not run": "not run"}
-_ATTEMPTED_WRONG = {"failed", "error"}  # only these get the judge's message and the hint: a blank case gets no answer-revealing hint
+_UNANSWERED = {
+    "not attempted": "not attempted",
+    "missing": "not defined in your notebook",
+    "not run": "not run",
+}
+_ATTEMPTED_WRONG = {
+    "failed",
+    "error",
+}  # only these get the judge's message and the hint: a blank case gets no answer-revealing hint
 
 
-def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]) -> str:
+def feedback_text(
+    student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]
+) -> str:
     """Return a student's feedback as Markdown: scores, notes, and each case by label."""
     lines = [f"# Feedback for {printable(student)}", ""]
     by_exercise = {r.exercise: r for r in results}
@@ -150,7 +179,10 @@ def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: di
         result = by_exercise.get(exercise_id)
         if result is None:
             continue
-        lines.append(f"## {exercise.title} ({exercise_id}): {_points(result.score)} / {_points(result.max_score)}, {result.status}")
+        lines.append(
+            f"## {exercise.title} ({exercise_id}): "
+            f"{_points(result.score)} / {_points(result.max_score)}, {result.status}"
+        )
         lines += [f"- note: {printable(n)}" for n in result.notes]
         if result.status == "missing":  # nothing handed in: no list of cases that did not run
             lines.append("")
@@ -170,16 +202,21 @@ def feedback_text(student: str, results: Sequence[ExerciseResult], exercises: di
             lines.append(text)
         lines.append("")
     lines.append(
-        "Cases are named by what they check. This feedback does not print the grader's exact inputs or expected "
+        "Cases are named by what they check. "
+        "This feedback does not print the grader's exact inputs or expected "
         "answers, but the names and hints say what each case tests."
     )
     return "\n".join(lines) + "\n"
 
 
 def write_feedback(
-    folder: Path, student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise], name: str | None = None
+    folder: Path,
+    student: str,
+    results: Sequence[ExerciseResult],
+    exercises: dict[str, Exercise],
+    name: str | None = None,
 ) -> Path:
-    """Write `folder/<name>` (default: the student's name from `feedback_names`) and return its path."""
+    """Write `folder/<name>` (default: the student's `feedback_names` name); return the path."""
     path = Path(folder) / (name or feedback_names([student])[student])
     _replace(path, feedback_text(student, results, exercises))
     return path

@@ -1,0 +1,123 @@
+"""Result types of grading: limits, one case's and one exercise's result, and judging a probe.
+
+Introduced in: docs/instructor.md
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .cases import Case, Exercise
+
+__all__ = ["STATUSES", "CaseResult", "ExerciseResult", "Limits", "judge", "missing_result"]
+
+# Exercise statuses, most severe first (the gradebook's student status picks the first present).
+STATUSES = ("invalid notebook", "kernel died", "timed out", "missing", "not attempted", "graded")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and size limits for one submission (seconds, characters)."""
+
+    cell_timeout: float = 15.0
+    probe_timeout: float = 5.0
+    notebook_timeout: float = 120.0
+    max_output_chars: int = 200_000
+
+    def __post_init__(self) -> None:
+        for name in ("cell_timeout", "probe_timeout", "notebook_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name.replace('_', '-')} must be a positive number of seconds")
+
+
+@dataclass
+class CaseResult:
+    """How one hidden case went. `detail` is for the instructor; `hint` may be shown to learners."""
+
+    id: str
+    label: str
+    # passed, failed, not attempted, missing, error, timed out, no result, tampered, not run
+    status: str
+    points: float
+    max_points: float
+    detail: str = ""
+    hint: str = ""
+    feedback: str = (
+        ""  # what went wrong, for the learner: the judge's message when its case allows showing it
+    )
+
+
+@dataclass
+class ExerciseResult:
+    """One student's result for one exercise."""
+
+    student: str
+    exercise: str
+    status: str
+    score: float
+    max_score: float
+    cases: list[CaseResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    sha256: str = ""
+    path: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def missing_result(
+    student: str, exercise: Exercise, note: str = "no notebook handed in"
+) -> ExerciseResult:
+    """Return the result for an exercise the student did not hand in."""
+    cases = [CaseResult(c.id, c.label, "not run", 0.0, c.points) for c in exercise.cases]
+    return ExerciseResult(student, exercise.id, "missing", 0.0, exercise.max_points, cases, [note])
+
+
+def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
+    base: dict[str, Any] = dict(
+        id=case.id, label=case.label, max_points=case.points, hint=case.hint
+    )
+    status = payload.get("status")
+    if status == "missing":
+        return CaseResult(
+            status="missing", points=0.0, detail=f"{case.target} is not defined", **base
+        )
+    if status == "not_attempted":
+        return CaseResult(
+            status="not attempted", points=0.0, detail="the stub still raises NotAttempted", **base
+        )
+    if status == "error":
+        return CaseResult(
+            status="error", points=0.0, detail=f"raised {payload.get('error', '')}", **base
+        )
+    if status != "ok":
+        return CaseResult(
+            status=str(status), points=0.0, detail="the probe returned no readable result", **base
+        )
+    value = payload.get("value")
+    if _has_todo(value):
+        return CaseResult(
+            status="not attempted", points=0.0, detail="the answer still contains TODO", **base
+        )
+    try:
+        problem = case.judge(value)
+    except Exception as exc:  # noqa: BLE001 - an answer of an unexpected shape is a wrong answer
+        problem = f"answer of an unexpected shape ({type(exc).__name__}: {exc})"
+    if problem is None:
+        return CaseResult(status="passed", points=case.points, **base)
+    if (
+        isinstance(problem, tuple) and len(problem) == 2
+    ):  # (message, the hint for this way of going wrong)
+        problem, base["hint"] = problem
+    shown = str(problem) if getattr(case, "show_detail", False) else ""
+    return CaseResult(status="failed", points=0.0, detail=str(problem), feedback=shown, **base)
+
+
+def _has_todo(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get("__todo__") is True or any(_has_todo(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_todo(v) for v in value)
+    return False

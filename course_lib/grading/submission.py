@@ -1,0 +1,126 @@
+"""Reading one submission safely: inside its folder, a regular file, within size and time limits.
+
+Introduced in: docs/instructor.md
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import stat
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+__all__ = ["MAX_NOTEBOOK_BYTES", "READ_TIMEOUT", "Refused", "load", "read_bounded"]
+
+MAX_NOTEBOOK_BYTES = 20_000_000
+READ_TIMEOUT = 10.0  # seconds to read one submission file (a stalled network or FUSE mount)
+
+
+class Refused(Exception):
+    """A submission file the grader will not open; the message says why."""
+
+
+def _open_beneath(root: Path, path: Path) -> int:
+    """Open `path` without leaving `root` through a link; refuse anything but a regular file.
+
+    The path is resolved, must lie inside `root`, and is then opened one component at a time
+    with O_NOFOLLOW from a descriptor of `root`, so a link swapped in meanwhile cannot lead out.
+    The file is opened non-blocking (a FIFO cannot hang the grader) and checked with fstat.
+    """
+    real_root, real = os.path.realpath(root), os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise Refused(
+            "it is a link to a file outside the submissions folder; hand in the notebook itself"
+        )
+    nofollow, nonblock = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_NONBLOCK", 0)
+    if os.open in os.supports_dir_fd and nofollow:
+        parts = os.path.relpath(real, real_root).split(os.sep)
+        fd = os.open(real_root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            for part in parts[:-1]:
+                inner = os.open(
+                    part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=fd
+                )
+                os.close(fd)
+                fd = inner
+            leaf = os.open(parts[-1], os.O_RDONLY | nofollow | nonblock, dir_fd=fd)
+        finally:
+            os.close(fd)
+    else:  # Windows: no dir_fd; the resolved path was checked above
+        leaf = os.open(real, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    if not stat.S_ISREG(os.fstat(leaf).st_mode):
+        os.close(leaf)
+        raise Refused("it is not a regular file (a FIFO, device or folder named like a notebook)")
+    return leaf
+
+
+def read_bounded(root: Path, path: Path, limit: int) -> bytes:
+    """Read at most `limit` + 1 bytes of a submission (one more tells that it is too large)."""
+    fd = _open_beneath(root, path)
+    try:
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+async def _in_thread(work: Callable[[], Any], timeout: float) -> Any:
+    """Run blocking `work` in a daemon thread, bounded by `timeout`.
+
+    A stuck read is abandoned, not awaited.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            future.set_result(value) if ok else future.set_exception(value)
+
+    def target() -> None:
+        try:
+            value = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            loop.call_soon_threadsafe(settle, False, exc)
+        else:
+            loop.call_soon_threadsafe(settle, True, value)
+
+    threading.Thread(target=target, name="course-grade-read", daemon=True).start()
+    return await asyncio.wait_for(future, timeout)
+
+
+async def load(path: Path, root: Path | None = None) -> tuple[Any | None, str, str]:
+    """Return (notebook or None, sha256, problem)."""
+    try:
+        data = await _in_thread(
+            lambda: read_bounded(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT
+        )
+    except Refused as exc:
+        return None, "", f"not opened: {exc}"
+    except asyncio.TimeoutError:
+        return None, "", f"reading the file took longer than {READ_TIMEOUT:g} s"
+    except OSError as exc:
+        return None, "", f"cannot read the file ({exc.strerror or type(exc).__name__})"
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return None, "", f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
+    try:
+        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        cells = list(nb.cells)
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is an invalid notebook
+        return None, digest, f"not a readable notebook ({type(exc).__name__})"
+    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    if not all(isinstance(c.get("source"), str) for c in code):
+        return None, digest, "a code cell has no readable source"
+    return nb, digest, ""
