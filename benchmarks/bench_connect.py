@@ -1,4 +1,4 @@
-"""Benchmark: connect + list_tools in-process versus over stdio, and the wall time of the lesson run.
+"""Benchmark: connect + list_tools in-process versus over stdio, and the lessons' wall time.
 
 Usage:
     python benchmarks/bench_connect.py [--in-process-runs 200] [--stdio-runs 10] [--nbval]
@@ -47,7 +47,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--in-process-runs", type=int, default=200)
     parser.add_argument("--stdio-runs", type=int, default=10)
-    parser.add_argument("--nbval", action="store_true", help="also time the strict nbval run of notebooks/")
+    parser.add_argument(
+        "--nbval", action="store_true", help="also time the strict nbval run of notebooks/"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as root:

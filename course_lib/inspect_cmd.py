@@ -27,11 +27,11 @@ import anyio
 from mcp.types import Tool
 
 from .annotations import HINTS, classify, declared, display_title, effective
-from .connection import orphans_killed
 from .inspection import DEFAULT_TIMEOUT, MAX_TOOLS, ServerInspection, inspect_servers
 from .legs import Leg
 from .lint import check_annotations
 from .safe_text import printable, truncated
+from .server_process import orphans_killed
 from .trifecta import analyse_session
 
 HELP = (

@@ -1,4 +1,6 @@
-"""Execute notebooks top to bottom in a fresh kernel and store their outputs (what strict nbval compares).
+"""Execute notebooks top to bottom in a fresh kernel and store their outputs.
+
+The stored outputs are what strict nbval compares.
 
 Usage: python tools/execute_notebooks.py notebooks/01_fields.ipynb [more.ipynb ...]
 
@@ -23,7 +25,11 @@ KEEP_CELL_METADATA = {"tags"}
 
 def execute(path: Path, timeout: int = 120) -> None:
     nb = nbformat.read(path, as_version=4)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
     os.environ.setdefault("PYTHONHASHSEED", "0")
     os.environ.setdefault("TZ", "UTC")
     client = NotebookClient(

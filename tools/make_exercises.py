@@ -59,7 +59,9 @@ def strip_code(source: str, where: str = "cell") -> str:
         begin = BEGIN.match(line)
         if begin:
             if region is not None:
-                raise MarkerError(f"{where}, line {number}: BEGIN SOLUTION inside another solution region")
+                raise MarkerError(
+                    f"{where}, line {number}: BEGIN SOLUTION inside another solution region"
+                )
             region, indent = [], begin.group("indent")
             continue
         if END.match(line):
@@ -111,7 +113,10 @@ def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nb
             cell.source = strip_markdown(cell.source, where)
         cells.append(cell)
     nb.cells = cells
-    nb.metadata = {"kernelspec": nb.metadata.get("kernelspec", {}), "language_info": {"name": "python"}}
+    nb.metadata = {
+        "kernelspec": nb.metadata.get("kernelspec", {}),
+        "language_info": {"name": "python"},
+    }
     return nb
 
 
@@ -125,7 +130,9 @@ def render(solution_path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if an exercise is out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 if an exercise is out of date"
+    )
     args = parser.parse_args(argv)
     solutions = sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
     if not solutions:
@@ -147,12 +154,17 @@ def main(argv: list[str] | None = None) -> int:
             target.parent.mkdir(exist_ok=True)
             target.write_text(text, encoding="utf-8")
             print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
-    orphans = sorted(p for p in EXERCISES.glob("[0-9][0-9]_*.ipynb") if not (SOLUTIONS / p.name).exists())
+    orphans = sorted(
+        p for p in EXERCISES.glob("[0-9][0-9]_*.ipynb") if not (SOLUTIONS / p.name).exists()
+    )
     for orphan in orphans:
         print(f"{orphan.relative_to(ROOT)} has no solution in solutions/", file=sys.stderr)
     if args.check and (stale or orphans):
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is out of date: run python tools/make_exercises.py", file=sys.stderr)
+            print(
+                f"{path.relative_to(ROOT)} is out of date: run python tools/make_exercises.py",
+                file=sys.stderr,
+            )
         return 1
     return 0
 
