@@ -158,6 +158,30 @@ def test_a_bad_rule_in_the_learners_settings_is_named_before_anything_runs(tmp_p
     assert "'mcp__file-ops__read*'" in capsys.readouterr().err
 
 
+def test_a_real_settings_file_is_measured_by_its_mcp_rules_and_says_how_many_it_ignored(
+    tmp_path, capsys, monkeypatch
+):
+    import course_lib.measure.claude_code as claude_code
+
+    seen = []
+
+    def fake_measure(cli, permissions, *, modes=None, progress=None):
+        seen.append(permissions)
+        return "2.1.332", {"manual": {t.name: Result(Outcome.ASK) for t in file_ops_tools()}}
+
+    monkeypatch.setattr(claude_code, "measure_settings", fake_measure)
+    settings = tmp_path / "settings.json"
+    rules = {"allow": ["Bash(ls)", "Read(./src/**)", "mcp__file-ops__read_file"], "deny": ["WebFetch"]}
+    settings.write_text(json.dumps({"permissions": rules}), encoding="utf-8")
+    status = main(["measure-client", "claude-code", "--cli", sys.executable, "--settings", str(settings)])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert seen == [{"allow": ["mcp__file-ops__read_file"]}]
+    ignored = [line for line in captured.err.splitlines() if "ignored" in line]
+    assert len(ignored) == 1 and "3 non-MCP rules" in ignored[0], captured.err
+    assert "read_file" in captured.out
+
+
 def test_the_file_ops_twin_has_the_real_tools_names_and_hints_and_only_logs(tmp_path):
     log = tmp_path / "calls.jsonl"
 
