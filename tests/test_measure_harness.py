@@ -129,6 +129,33 @@ def test_differences_name_every_changed_cell():
     assert differences(before, after) == [f"{cell.key} tool=delete: committed DENY, measured now RAN"]
 
 
+def test_differences_name_every_changed_result_outside_the_cells_too():
+    before = committed("claude-code", "2.1.197")
+    after = Measurement.from_json(json.loads(json.dumps(before.to_json())))
+    after.notes["concurrency"]["read-only pair"]["concurrent"] = False
+    after.notes["project_settings"]["project .claude/settings.json, folder not trusted"] = "ran"
+    after.notes["new finding"] = {"ran": True}
+    assert differences(before, after) == [
+        "concurrency / read-only pair / concurrent: committed True, measured now False",
+        "project_settings / project .claude/settings.json, folder not trusted: "
+        "committed 'asked', measured now 'ran'",
+        "new finding: committed missing, measured now {'ran': True}",
+    ]
+
+
+def test_differences_ignore_the_date_and_timings_of_a_re_measurement():
+    before = committed("claude-code", "2.1.332")
+    after = Measurement.from_json(json.loads(json.dumps(before.to_json())))
+    after.date, after.timing = "2027-01-01", {"runs": 1, "seconds_total": 9.9}
+    after.notes["concurrency"]["non-read-only pair"]["start_gap_seconds"] = 0.7
+    assert differences(before, after) == []
+    after.profiles[0] = dict(after.profiles[0], hints=None)
+    assert differences(before, after) == [
+        "profiles / 0 / hints: committed {'readOnlyHint': True, 'openWorldHint': False}, "
+        "measured now None"
+    ]
+
+
 def test_every_committed_measurement_renders_with_version_and_date():
     assert committed_files(), "course_lib/data/clients/ should hold the committed measurements"
     for path in committed_files():

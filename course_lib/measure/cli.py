@@ -75,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=(
             "compare with the committed measurement of the same version; exit 1 naming every "
-            "changed cell"
+            "changed result (cells, concurrency, project settings...)"
         ),
     )
 
