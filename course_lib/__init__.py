@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "environment_report": "environment",
     "CLAUDE_CODE_DEFAULT": "clients",
     "CLAUDE_CODE_PLAN": "clients",
+    "CODEX_EXEC": "clients",
     "CURSOR_ASK": "policy",
     "Decision": "decisions",
     "IgnoreHintsPolicy": "policy",

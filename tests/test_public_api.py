@@ -22,7 +22,7 @@ DOCUMENTED = {
     "decisions": "Decision PostCall PreCall Trust",
     "policy": "CURSOR_ASK IgnoreHintsPolicy Policy ReadOnlyModePolicy SPEC SpecPolicy "
     "TRUST_EVERYTHING TrustEverythingPolicy VSCODE VSCodePolicy decide",
-    "clients": "CLAUDE_CODE_DEFAULT CLAUDE_CODE_PLAN POLICIES",
+    "clients": "CLAUDE_CODE_DEFAULT CLAUDE_CODE_PLAN CODEX_EXEC POLICIES",
     "combinations": "all_combinations combinations_table decision_matrix decisions_table",
     "legs": "Basis Leg",
     "trifecta": "SessionReport analyse_session",
