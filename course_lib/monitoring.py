@@ -17,8 +17,10 @@ them to your own traffic.
 
 An event log is a DataFrame with `EVENT_COLUMNS`; `simulate_day(seed)` makes a realistic
 one (a bad day with `problems=True`, a healthy one with `problems=False`);
-`five_signals(events)` computes the day's values, `hourly_signals(events)` the same per hour,
-and `plot_dashboard(events)` draws them with the healthy range marked.
+`five_signals(events)` computes the day's values, `hourly_signals(events)` the same per hour;
+`course_lib.plots.plot_dashboard(events)` draws them with the healthy range marked. Like
+`host.AuditEvent`, an event holds the host's decision as a `PreCall` and the user's answer as a
+bool (missing when not asked); they become words only when shown.
 
 Introduced in: notebooks/06_beyond_hints.ipynb
 """
@@ -28,22 +30,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from .decisions import PreCall
 
 __all__ = [
-    "DAY",
-    "EVENT_COLUMNS",
-    "SIGNALS",
-    "Signal",
-    "five_signals",
-    "hourly_signals",
-    "plot_dashboard",
-    "simulate_day",
+    "DAY", "EVENT_COLUMNS", "SIGNALS", "Signal", "five_signals", "hourly_signals", "simulate_day"
 ]
 
 DAY = pd.Timestamp("2026-11-30")
@@ -56,7 +50,8 @@ EVENT_COLUMNS = (
     "declared_read_only",  # bool: the tool declared readOnlyHint true when called
     # bool: the host treats the call as sensitive (not declared read-only, or on its own list)
     "sensitive",
-    "confirmation",  # "not asked", "approved" or "declined"
+    "decision",  # PreCall: ALLOW (ran without asking) or CONFIRM (the user was asked)
+    "answer",  # the user's answer: True approved, False declined, missing (<NA>) when not asked
     "authorisation",  # "allowed", "rejected" or "not checked" (by the server)
     "write_observed",  # bool: the audit saw the call change state
 )
@@ -72,6 +67,12 @@ class Signal:
     high: float
     healthy: str  # the healthy range, as a person would say it
     meaning: str  # what an unhealthy value suggests
+
+    def status(self, value: float | None) -> str:
+        """``"ok"`` inside the healthy range, ``"ALERT"`` outside it, ``"no data"`` for NaN."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "no data"
+        return "ok" if self.low <= value <= self.high else "ALERT"
 
 
 SIGNALS: tuple[Signal, ...] = (
@@ -183,13 +184,12 @@ def simulate_day(
             hints = hints_at(server, tool, hour)
             read_only = hints.startswith("readOnly=true")
             sensitive = (not read_only) or _TOOLS[(server, tool)][1]
-            if not sensitive:
-                confirmation = "not asked"
-            elif problems and tool == "delete_file" and hour >= 13:
-                confirmation = "not asked"  # "always allow" chosen at 13:00
+            answer: bool | None = None
+            if not sensitive or (problems and tool == "delete_file" and hour >= 13):
+                decision = PreCall.ALLOW  # from 13:00, "always allow" for delete_file
             else:
-                confirmation = "approved" if rng.random() < approve_p else "declined"
-            ran = confirmation != "declined"
+                decision, answer = PreCall.CONFIRM, rng.random() < approve_p
+            ran = answer is not False
             authorisation = "not checked"
             if ran and server in _AUTHORISING:
                 authorisation = "rejected" if rng.random() < reject_p else "allowed"
@@ -203,7 +203,8 @@ def simulate_day(
                     "hints": hints,
                     "declared_read_only": read_only,
                     "sensitive": sensitive,
-                    "confirmation": confirmation,
+                    "decision": decision,
+                    "answer": answer,
                     "authorisation": authorisation,
                     "write_observed": ran and authorisation != "rejected" and writes,
                 }
@@ -211,7 +212,7 @@ def simulate_day(
     frame = pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
     frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable")
     frame = frame.reset_index(drop=True)
-    for column in ("declared_read_only", "sensitive", "write_observed"):
+    for column in ("declared_read_only", "sensitive", "answer", "write_observed"):
         frame[column] = frame[column].astype("boolean")
     return frame
 
@@ -227,7 +228,23 @@ def _check_events(events: Any) -> pd.DataFrame:
         raise ValueError(
             f"events lacks the column(s) {', '.join(missing)}; see monitoring.EVENT_COLUMNS"
         )
+    calls = events[events["event"] == "tools/call"]
+    for decision in calls["decision"].unique():
+        if decision not in _DECISIONS:
+            raise ValueError(
+                f"decision {decision!r} is not a PreCall value: record PreCall.ALLOW (ran without "
+                "asking) or PreCall.CONFIRM (the user was asked)"
+            )
+    for answer in calls["answer"].unique():
+        if not (answer is pd.NA or answer is None or pd.api.types.is_bool(answer)):
+            raise ValueError(
+                f"answer {answer!r} is not the user's answer: record True (approved), False "
+                "(declined) or None (not asked)"
+            )
     return events
+
+
+_DECISIONS = frozenset(PreCall)
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -238,16 +255,17 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
     calls = events[events["event"] == "tools/call"]
     listings = events[events["event"] == "tools/list"].sort_values("time", kind="stable")
     ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
-    sensitive_ran = calls[calls["sensitive"].eq(True) & (calls["confirmation"] != "declined")]
+    declined = calls["answer"].eq(False).fillna(False).astype(bool)
+    sensitive_ran = calls[calls["sensitive"].eq(True) & ~declined]
     unconfirmed = _ratio(
-        int((sensitive_ran["confirmation"] == "not asked").sum()), len(sensitive_ran)
+        int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran)
     )
     changes = 0
     for _, group in listings.groupby(["server", "tool"], sort=True):
         hints = group["hints"].tolist()
         changes += sum(a != b for a, b in zip(hints, hints[1:]))
-    answered = calls[calls["confirmation"].isin(["approved", "declined"])]
-    approval = _ratio(int((answered["confirmation"] == "approved").sum()), len(answered))
+    answered = calls[calls["answer"].notna()]
+    approval = _ratio(int(answered["answer"].eq(True).sum()), len(answered))
     checked = calls[calls["authorisation"].isin(["allowed", "rejected"])]
     rejection = _ratio(int((checked["authorisation"] == "rejected").sum()), len(checked))
     return {
@@ -257,12 +275,6 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
         "confirmation approval rate": approval,
         "authorisation rejection rate": rejection,
     }
-
-
-def _status(signal: Signal, value: float) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "no data"
-    return "ok" if signal.low <= value <= signal.high else "ALERT"
 
 
 def _reading(signal: Signal, value: float) -> str:
@@ -291,7 +303,7 @@ def five_signals(events: pd.DataFrame) -> pd.DataFrame:
                 "reading": _reading(signal, value),
                 "value": value,
                 "healthy": signal.healthy,
-                "status": _status(signal, value),
+                "status": signal.status(value),
                 "if not ok": signal.meaning,
             }
         )
@@ -323,62 +335,3 @@ def hourly_signals(events: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "hour"
     return frame
-
-
-_BLUE, _GREEN, _RED = "#0072B2", "#009E73", "#D55E00"  # Okabe-Ito: colour-blind safe
-
-
-def plot_dashboard(
-    events: pd.DataFrame, *, title: str = "A day of tool calls: five signals"
-) -> Figure:
-    """Draw the five signals hour by hour, one panel each, the healthy range shaded green.
-
-    Points are blue inside the healthy range and vermilion outside it; each panel's title gives
-    the whole day's value. Returns the `Figure` (display it by leaving it last in a cell); no
-    global state is changed beyond importing `matplotlib.pyplot`.
-
-    Raises:
-        ValueError: `events` is not a DataFrame with `EVENT_COLUMNS`.
-    """
-    # imported here so `import course_lib` stays quick; pyplot lets Jupyter display the returned
-    # figure
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    hourly = hourly_signals(events)
-    day = five_signals(events)
-    figure = plt.figure(figsize=(11, 6), layout="constrained")
-    plt.close(figure)  # shown once, as the cell's value, not again by pyplot at the end of the cell
-    axes = figure.subplots(2, 3)
-    for ax, signal in zip(axes.flat, SIGNALS):
-        values = hourly[signal.name].astype(float)
-        scale = 100 if signal.unit == "share" else 1
-        colours = [_RED if _status(signal, v) == "ALERT" else _BLUE for v in values]
-        shown_values = values * scale
-        ax.axhspan(signal.low * scale, signal.high * scale, color=_GREEN, alpha=0.2, lw=0, zorder=0)
-        ax.axhline(signal.high * scale, color=_GREEN, lw=1.5, zorder=1)
-        ax.plot(values.index, shown_values, color="#999999", lw=1, zorder=2)
-        ax.scatter(values.index, shown_values.fillna(0), c=colours, s=28, zorder=3)
-        top = max(
-            float(shown_values.max(skipna=True)) if values.notna().any() else 0.0,
-            signal.high * scale,
-            1.0,
-        )
-        ax.set_ylim(-0.05 * top, top * 1.15)
-        if signal.unit == "count":
-            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(
-            f"{signal.name}\nday: {str(day.loc[signal.name, 'reading'])} "
-            f"({str(day.loc[signal.name, 'status'])})",
-            fontsize=9,
-        )
-        ax.set_ylabel("%" if signal.unit == "share" else "count", fontsize=8)
-        ax.set_xlabel("hour", fontsize=8)
-        ax.tick_params(labelsize=7)
-    legend = axes.flat[-1]
-    legend.axis("off")
-    lines = [f"{s.name}: healthy {s.healthy}" for s in SIGNALS]
-    heading = "Healthy value or range (green)\nnumbers after 'say' are illustrative\n\n"
-    legend.text(0, 1, heading + "\n".join(lines), va="top", fontsize=8, wrap=True)
-    figure.suptitle(title)
-    return figure

@@ -1,9 +1,9 @@
 """Claude Code's permission rules: the layer above the hints that gives the verdict.
 
-Annotations are risk clues a server declares about itself; the host's rules decide. Claude
-Code reads `allow`, `ask` and `deny` lists of rules from its settings
+Annotations are risk clues a server declares about itself; the host's rules decide. Claude Code
+reads `allow`, `ask` and `deny` lists of rules from its settings
 (``{"permissions": {"allow": [...], "ask": [...], "deny": [...]}}``). For MCP tools a rule has
-one of three shapes:
+one of three shapes (other rules, such as ``Bash(ls)``, do not decide MCP calls):
 
 * ``mcp__server__tool``: that one tool of that server;
 * ``mcp__server`` and ``mcp__server__*``: every tool of that server, and no other server's.
@@ -14,13 +14,11 @@ checks this model against every measured cell:
 
 * a matching `deny` rule removes the tool from the tools the model is offered (`Outcome.HIDDEN`),
   in every mode;
-* else a matching `ask` rule asks the user, in every mode but `dontAsk`, `bypassPermissions`
-  included;
+* else a matching `ask` rule asks the user, in every mode but `dontAsk`, `bypassPermissions` too;
 * else a matching `allow` rule runs the tool without asking, in every mode, `dontAsk` included,
   except that 2.1.332's plan mode lets it run only a `readOnlyHint: true` tool (it asks about
   the rest);
-* an unmatched call gets what the permission mode does with it
-  (`course_lib.clients.ClaudeCodePolicy`).
+* an unmatched call gets what the permission mode does (`course_lib.clients.ClaudeCodePolicy`).
 
 So precedence is deny > ask > allow, whatever the server's hints say.
 
@@ -47,17 +45,8 @@ from .clients import (
 from .decisions import Decision, PostCall, PreCall
 
 __all__ = [
-    "LISTS",
-    "Outcome",
-    "Permissions",
-    "Rule",
-    "classifier_judges",
-    "claude_code_outcome",
-    "claude_code_session",
-    "decide_with_rules",
-    "hints_by_rules",
-    "outcome_of",
-    "rules_matrix",
+    "LISTS", "Outcome", "Permissions", "Rule", "classifier_judges", "claude_code_outcome",
+    "claude_code_session", "decide_with_rules", "hints_by_rules", "outcome_of", "rules_matrix",
 ]
 
 LISTS = ("deny", "ask", "allow")
@@ -141,36 +130,54 @@ class Rule:
         return f"mcp__{self.server}" if self.tool is None else f"mcp__{self.server}__{self.tool}"
 
 
-def _rules(values: Any, where: str) -> tuple[Rule, ...]:
+def _listed(values: Any, where: str) -> list[Any]:
     if values is None:
-        return ()
+        return []
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise ValueError(
             f"permissions.{where} must be a list of rules, "
             f'e.g. ["mcp__file-ops__read_file"], not {values!r}'
         )
-    return tuple(v if isinstance(v, Rule) else Rule.parse(v) for v in values)
+    return list(values)
+
+
+def _is_mcp(value: Any) -> bool:
+    """Is this a rule for MCP tools (or not a string, so that `Rule.parse` names it)?"""
+    return not isinstance(value, str) or value.startswith("mcp__")
+
+
+def _rules(values: Any, where: str) -> tuple[Rule, ...]:
+    return tuple(v if isinstance(v, Rule) else Rule.parse(v) for v in _listed(values, where))
 
 
 @dataclass(frozen=True)
 class Permissions:
-    """The `allow`, `ask` and `deny` lists of a Claude Code settings file (MCP rules only)."""
+    """The `allow`, `ask` and `deny` lists of a Claude Code settings file (MCP rules only).
+
+    `ignored` holds the other rules a settings file had (``Bash(ls)``, ``Read(./src/**)``...),
+    set aside by `from_settings`: they do not decide MCP tool calls.
+    """
 
     allow: tuple[Rule, ...] = field(default=())
     ask: tuple[Rule, ...] = field(default=())
     deny: tuple[Rule, ...] = field(default=())
+    ignored: tuple[str, ...] = field(default=(), compare=False)
 
     def __init__(self, allow: Any = (), ask: Any = (), deny: Any = ()) -> None:
         object.__setattr__(self, "allow", _rules(allow, "allow"))
         object.__setattr__(self, "ask", _rules(ask, "ask"))
         object.__setattr__(self, "deny", _rules(deny, "deny"))
+        object.__setattr__(self, "ignored", ())
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | str | Path) -> Permissions:
-        """Read the rules of a settings dict, or of a `.claude/settings.json` file.
+        """Read the MCP rules of a settings dict, or of a `.claude/settings.json` file.
+
+        Rules that are not MCP rules (they do not start with ``mcp__``) are set aside in
+        `ignored`; a malformed MCP rule is an error.
 
         Raises:
-            ValueError: unreadable JSON, an unknown list name or a bad rule (named in the message).
+            ValueError: unreadable JSON, a list that is not a list, or a bad MCP rule (named).
         """
         if isinstance(settings, (str, Path)):
             path = Path(settings)
@@ -187,8 +194,11 @@ class Permissions:
             raise ValueError(
                 "settings.permissions must be an object with allow, ask and deny lists"
             )
-        lists = {k: v for k, v in permissions.items() if k in LISTS}
-        return cls(**lists)
+        lists = {k: _listed(v, k) for k, v in permissions.items() if k in LISTS}
+        other = [r for v in lists.values() for r in v if not _is_mcp(r)]
+        rules = cls(**{k: [r for r in v if _is_mcp(r)] for k, v in lists.items()})
+        object.__setattr__(rules, "ignored", tuple(other))
+        return rules
 
     def as_settings(self) -> dict[str, Any]:
         """The settings JSON for these rules (for `--settings FILE` or `.claude/settings.json`)."""
@@ -296,9 +306,8 @@ def claude_code_outcome(
         ValueError: a mode or version that was not measured, or malformed annotations.
     """
     calls = [(server, tool, annotations)]
-    return claude_code_session(
-        permissions, calls, mode=mode, version=version, classifier=classifier
-    )[0]
+    kind = {"mode": mode, "version": version, "classifier": classifier}
+    return claude_code_session(permissions, calls, **kind)[0]
 
 
 def decide_with_rules(
@@ -318,11 +327,8 @@ def decide_with_rules(
         or _rule_outcome(permissions, server, tool, annotations, mode, version) is None
     ):
         decision = policy.decide(annotations)
-        why = (
-            "no rule matches"
-            if found is None
-            else f"{mode} mode lets an allow rule run only read-only tools"
-        )
+        why = f"{mode} mode lets an allow rule run only read-only tools" if found else ""
+        why = why or "no rule matches"
         return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
     list_name, rule = found
     outcome = claude_code_outcome(

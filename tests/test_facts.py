@@ -125,3 +125,16 @@ def test_english_lessons_carry_no_inline_chinese_glosses(path: Path):
     # the glossary of the Chinese book carries the terms
     found = re.findall(r".{0,20}[\u3400-\u9fff]+.{0,5}", _text(path, "markdown"))
     assert not found, f"{path.name}: inline Chinese: {found}"
+
+
+def test_what_chatgpt_does_with_read_only_hints_names_its_source():
+    # ChatGPT cannot be measured here: that it skips confirmation on readOnlyHint is OpenAI's
+    # word, in the Apps SDK reference (https://developers.openai.com/apps-sdk/reference).
+    unsourced = [
+        p
+        for p in _paragraphs(_all(READER_FACING, "markdown"))
+        if "ChatGPT" in p and "skip" in p.lower() and "Apps SDK" not in p
+    ]
+    assert not unsourced, "ChatGPT's behaviour stated without its source:\n" + "\n".join(unsourced)
+    lesson = _text(ROOT / "notebooks" / "02_defaults.ipynb")
+    assert "https://developers.openai.com/apps-sdk/reference" in lesson

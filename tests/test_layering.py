@@ -85,3 +85,18 @@ def test_the_import_graph_has_no_cycle():
 
     for module in graph:
         visit(module, [])
+
+
+def test_only_the_plots_package_draws():
+    """matplotlib is imported in course_lib/plots/ only (issue 10: all plotting in one place)."""
+    drawing = []
+    for path in LIB.rglob("*.py"):
+        if "plots" in path.relative_to(LIB).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            if any(n == "matplotlib" or n.startswith("matplotlib.") for n in names):
+                drawing.append(str(path.relative_to(ROOT)))
+    assert not drawing, f"these modules draw outside course_lib/plots/: {sorted(set(drawing))}"

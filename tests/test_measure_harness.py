@@ -129,6 +129,33 @@ def test_differences_name_every_changed_cell():
     assert differences(before, after) == [f"{cell.key} tool=delete: committed DENY, measured now RAN"]
 
 
+def test_differences_name_every_changed_result_outside_the_cells_too():
+    before = committed("claude-code", "2.1.197")
+    after = Measurement.from_json(json.loads(json.dumps(before.to_json())))
+    after.notes["concurrency"]["read-only pair"]["concurrent"] = False
+    after.notes["project_settings"]["project .claude/settings.json, folder not trusted"] = "ran"
+    after.notes["new finding"] = {"ran": True}
+    assert differences(before, after) == [
+        "concurrency / read-only pair / concurrent: committed True, measured now False",
+        "project_settings / project .claude/settings.json, folder not trusted: "
+        "committed 'asked', measured now 'ran'",
+        "new finding: committed missing, measured now {'ran': True}",
+    ]
+
+
+def test_differences_ignore_the_date_and_timings_of_a_re_measurement():
+    before = committed("claude-code", "2.1.332")
+    after = Measurement.from_json(json.loads(json.dumps(before.to_json())))
+    after.date, after.timing = "2027-01-01", {"runs": 1, "seconds_total": 9.9}
+    after.notes["concurrency"]["non-read-only pair"]["start_gap_seconds"] = 0.7
+    assert differences(before, after) == []
+    after.profiles[0] = dict(after.profiles[0], hints=None)
+    assert differences(before, after) == [
+        "profiles / 0 / hints: committed {'readOnlyHint': True, 'openWorldHint': False}, "
+        "measured now None"
+    ]
+
+
 def test_every_committed_measurement_renders_with_version_and_date():
     assert committed_files(), "course_lib/data/clients/ should hold the committed measurements"
     for path in committed_files():
@@ -156,6 +183,30 @@ def test_a_bad_rule_in_the_learners_settings_is_named_before_anything_runs(tmp_p
     status = main(["measure-client", "claude-code", "--cli", sys.executable, "--settings", str(settings)])
     assert status == 2
     assert "'mcp__file-ops__read*'" in capsys.readouterr().err
+
+
+def test_a_real_settings_file_is_measured_by_its_mcp_rules_and_says_how_many_it_ignored(
+    tmp_path, capsys, monkeypatch
+):
+    import course_lib.measure.claude_code as claude_code
+
+    seen = []
+
+    def fake_measure(cli, permissions, *, modes=None, progress=None):
+        seen.append(permissions)
+        return "2.1.332", {"manual": {t.name: Result(Outcome.ASK) for t in file_ops_tools()}}
+
+    monkeypatch.setattr(claude_code, "measure_settings", fake_measure)
+    settings = tmp_path / "settings.json"
+    rules = {"allow": ["Bash(ls)", "Read(./src/**)", "mcp__file-ops__read_file"], "deny": ["WebFetch"]}
+    settings.write_text(json.dumps({"permissions": rules}), encoding="utf-8")
+    status = main(["measure-client", "claude-code", "--cli", sys.executable, "--settings", str(settings)])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert seen == [{"allow": ["mcp__file-ops__read_file"]}]
+    ignored = [line for line in captured.err.splitlines() if "ignored" in line]
+    assert len(ignored) == 1 and "3 non-MCP rules" in ignored[0], captured.err
+    assert "read_file" in captured.out
 
 
 def test_the_file_ops_twin_has_the_real_tools_names_and_hints_and_only_logs(tmp_path):

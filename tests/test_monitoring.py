@@ -7,15 +7,19 @@ import math
 import pandas as pd
 import pytest
 
-from course_lib.monitoring import EVENT_COLUMNS, SIGNALS, five_signals, hourly_signals, plot_dashboard, simulate_day
+from course_lib.decisions import PreCall
+from course_lib.monitoring import EVENT_COLUMNS, SIGNALS, five_signals, hourly_signals, simulate_day
+from course_lib.plots import plot_dashboard
+
+ALLOW, CONFIRM = PreCall.ALLOW, PreCall.CONFIRM
 
 T = pd.Timestamp("2026-11-30 09:00")
 
 
-def call(tool="read_file", *, read_only=True, sensitive=False, confirmation="not asked", authorisation="not checked", write=False, hour=9):
+def call(tool="read_file", *, read_only=True, sensitive=False, decision=ALLOW, answer=None, authorisation="not checked", write=False, hour=9):
     return {
         "time": T.replace(hour=hour), "event": "tools/call", "server": "s", "tool": tool, "hints": "",
-        "declared_read_only": read_only, "sensitive": sensitive, "confirmation": confirmation,
+        "declared_read_only": read_only, "sensitive": sensitive, "decision": decision, "answer": answer,
         "authorisation": authorisation, "write_observed": write,
     }
 
@@ -33,10 +37,10 @@ def small_log() -> pd.DataFrame:
         listing("b", "readOnly=true", 9),
         call("a", read_only=True, write=True),  # a read-only tool wrote
         call("a", read_only=True, write=False),
-        call("d", read_only=False, sensitive=True, confirmation="approved", write=True),
-        call("d", read_only=False, sensitive=True, confirmation="approved", write=True),
-        call("d", read_only=False, sensitive=True, confirmation="declined"),
-        call("d", read_only=False, sensitive=True, confirmation="not asked", write=True, hour=10),
+        call("d", read_only=False, sensitive=True, decision=CONFIRM, answer=True, write=True),
+        call("d", read_only=False, sensitive=True, decision=CONFIRM, answer=True, write=True),
+        call("d", read_only=False, sensitive=True, decision=CONFIRM, answer=False),
+        call("d", read_only=False, sensitive=True, decision=ALLOW, write=True, hour=10),
         call("q", authorisation="allowed", hour=10),
         call("q", authorisation="allowed", hour=10),
         call("q", authorisation="allowed", hour=10),
@@ -71,6 +75,29 @@ def test_hourly_signals_count_a_hint_change_in_the_hour_it_appears():
     hourly = hourly_signals(small_log())
     assert hourly["hint changes"].to_dict() == {9: 0, 10: 1, 11: 0, 12: 1}
     assert hourly.loc[10, "sensitive calls without confirmation"] == 1.0
+
+
+def test_the_simulated_day_records_typed_decisions_and_answers_never_text():
+    calls = simulate_day(2026).query("event == 'tools/call'")
+    assert {type(d) for d in calls["decision"]} == {PreCall}
+    assert set(calls["decision"]) == {ALLOW, CONFIRM}
+    assert str(calls["answer"].dtype) == "boolean"
+    asked = calls["decision"].eq(CONFIRM)
+    assert calls.loc[asked, "answer"].notna().all() and calls.loc[~asked, "answer"].isna().all()
+    assert "confirmation" not in calls.columns
+    shown = calls.head(3).to_string()
+    assert "PreCall." not in shown and ("allow" in shown or "confirm" in shown)
+
+
+def test_a_decision_that_is_no_precall_value_is_refused_by_name_not_miscounted():
+    log = small_log()
+    log["decision"] = log["decision"].map(lambda d: d if pd.isna(d) else f"{d} ")
+    with pytest.raises(ValueError, match="decision 'allow ' .*PreCall"):
+        five_signals(log)
+    log = small_log()
+    log.loc[log["event"] == "tools/call", "answer"] = "approved"
+    with pytest.raises(ValueError, match="answer 'approved'"):
+        five_signals(log)
 
 
 def test_the_simulated_day_is_seeded():

@@ -63,6 +63,42 @@ def test_a_bad_rule_inside_settings_is_named_too():
         Permissions(allow="mcp__file-ops")
 
 
+def test_a_real_settings_file_keeps_its_mcp_rules_and_sets_the_others_aside(tmp_path):
+    settings = {
+        "permissions": {
+            "allow": ["Bash(ls)", "mcp__file-ops__read_file", "Read(./src/**)"],
+            "ask": ["mcp__file-ops__delete_file"],
+            "deny": ["WebFetch", "Bash(rm -rf *)"],
+            "defaultMode": "plan",
+        },
+        "model": "sonnet",
+    }
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    for source in (settings, path, str(path)):
+        rules = Permissions.from_settings(source)
+        assert rules.allow == (Rule("file-ops", "read_file"),)
+        assert rules.ask == (Rule("file-ops", "delete_file"),) and rules.deny == ()
+        assert rules.ignored == ("Bash(ls)", "Read(./src/**)", "WebFetch", "Bash(rm -rf *)")
+        assert rules.as_settings() == {
+            "permissions": {"allow": ["mcp__file-ops__read_file"], "ask": ["mcp__file-ops__delete_file"]}
+        }
+
+
+def test_a_malformed_mcp_rule_among_other_rules_is_still_named():
+    settings = {"permissions": {"allow": ["Bash(ls)", "mcp__file-ops__read*"]}}
+    with pytest.raises(ValueError, match="'mcp__file-ops__read\\*'.*partial wildcard"):
+        Permissions.from_settings(settings)
+    with pytest.raises(ValueError, match="is a string"):
+        Permissions.from_settings({"permissions": {"allow": ["Bash(ls)", 7]}})
+
+
+def test_a_non_mcp_rule_given_directly_is_still_an_error():
+    with pytest.raises(ValueError, match="'Bash\\(ls\\)' is not an MCP rule"):
+        Permissions(allow=["Bash(ls)"])
+    assert Permissions(allow=["mcp__s"]).ignored == ()
+
+
 def test_server_wide_rules_cover_every_tool_of_that_server_and_no_other():
     for text in ("mcp__file-ops", "mcp__file-ops__*"):
         rule = Rule.parse(text)

@@ -66,8 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         type=Path,
         help=(
-            "Claude Code: measure the file-ops tools under this settings file's MCP rules, next "
-            "to the model's prediction"
+            "Claude Code: measure the file-ops tools under this settings file's MCP rules (its "
+            "other rules are set aside), next to the model's prediction"
         ),
     )
     parser.add_argument(
@@ -75,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=(
             "compare with the committed measurement of the same version; exit 1 naming every "
-            "changed cell"
+            "changed result (cells, concurrency, project settings...)"
         ),
     )
 
@@ -225,6 +225,13 @@ def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
     except ValueError as exc:
         print(f"measure-client: {printable(str(exc))}", file=sys.stderr)
         return 2
+    if rules.ignored:
+        print(
+            f"measure-client: ignored {len(rules.ignored)} non-MCP rule"
+            f"{'' if len(rules.ignored) == 1 else 's'} (such as Bash or Read rules) in "
+            f"{printable(str(args.settings))}: they do not decide MCP tool calls",
+            file=sys.stderr,
+        )
     try:
         version, results = measure_settings(
             cli, rules.as_settings()["permissions"], modes=args.modes, progress=progress

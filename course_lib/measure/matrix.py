@@ -168,8 +168,17 @@ def committed(client: str, version: str) -> Measurement:
     raise ValueError(f"no committed measurement of {client} {version}; committed: {known}")
 
 
+UNCOMPARED = frozenset({"date", "timing"})
+"""Top-level fields of a measurement that change on every run and say nothing about the client."""
+
+
 def differences(old: Measurement, new: Measurement) -> list[str]:
-    """One line per cell result that differs between two measurements (empty when they agree)."""
+    """One line per measured result that differs between two measurements (empty if they agree).
+
+    Every recorded result counts: each cell's results and whether its repeats agreed, the notes
+    (concurrency, project settings, any other finding), the profiles, rule sets and environment
+    it was measured with. The date, the timings and any ``*_seconds`` figure do not.
+    """
     lines = []
     old_cells = {c.key: c for c in old.cells}
     new_cells = {c.key: c for c in new.cells}
@@ -184,7 +193,32 @@ def differences(old: Measurement, new: Measurement) -> list[str]:
             if a != b:
                 shown = lambda r: "missing" if r is None else r.short()  # noqa: E731
                 lines.append(f"{key} tool={tool}: committed {shown(a)}, measured now {shown(b)}")
+        if old_cells[key].repeats_agree != new_cells[key].repeats_agree:
+            agree = new_cells[key].repeats_agree
+            lines.append(f"{key}: repeats {'agree' if agree else 'disagree'} now, not before")
+    rest = [k for k in {**old.to_json(), **new.to_json()} if k not in UNCOMPARED | {"cells"}]
+    for field_name in rest:
+        a, b = old.to_json().get(field_name, _MISSING), new.to_json().get(field_name, _MISSING)
+        _differ([] if field_name == "notes" else [field_name], a, b, lines)
     return lines
+
+
+_MISSING = object()
+
+
+def _differ(path: list[str], a: Any, b: Any, lines: list[str]) -> None:
+    """Append one line per leaf that differs between two JSON values, named by its path."""
+    if path and path[-1].endswith("_seconds"):
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in dict.fromkeys([*a, *b]):
+            _differ([*path, str(key)], a.get(key, _MISSING), b.get(key, _MISSING), lines)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _differ([*path, str(i)], x, y, lines)
+    elif a != b:
+        shown = lambda v: "missing" if v is _MISSING else repr(v)  # noqa: E731
+        lines.append(f"{' / '.join(path)}: committed {shown(a)}, measured now {shown(b)}")
 
 
 SHORT_LABELS = {

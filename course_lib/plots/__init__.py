@@ -1,13 +1,16 @@
-"""The course's figures: decision matrices (81 combinations per client) and a session's trifecta.
+"""The course's figures: decision matrices, a session's trifecta and the monitoring dashboard.
 
-`matrices` draws decision matrices, `session` a session's trifecta, `palette` holds the colours
-and symbols both use. Nothing here changes global state: no `rcParams` edits, no `plt.show()`.
+`matrices` draws decision matrices, `session` a session's trifecta, `dashboard` lesson 06's
+monitoring signals; `palette` holds the colours and symbols the first two use. Nothing here
+changes global state: no `rcParams` edits, no `plt.show()`.
 
-Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trifecta).
+Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trifecta,
+`plot_dashboard` in 06_beyond_hints).
 """
 
 from __future__ import annotations
 
+from .dashboard import plot_dashboard
 from .matrices import plot_decision_matrices, plot_decision_matrix
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, contrast_ratio, text_color
 from .session import plot_session
@@ -18,6 +21,7 @@ __all__ = [
     "SYMBOLS",
     "UNTRUSTED_MARK",
     "contrast_ratio",
+    "plot_dashboard",
     "plot_decision_matrices",
     "plot_decision_matrix",
     "plot_session",

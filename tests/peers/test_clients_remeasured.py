@@ -2,7 +2,8 @@
 
 `python -m course_lib measure-client ... --compare` runs each pinned CLI (installed by
 .ci/peers from the lock files in tests/peers/npm-claude*, tests/peers/npm-codex) offline against
-the stand-in model and fails, naming every changed cell, when the live result differs from
+the stand-in model and fails, naming every changed result (cells, concurrency, project
+settings, any other note), when the live result differs from
 course_lib/data/clients/<client>-<version>.json. One run per cell: the committed files were
 measured with two runs per cell and the comparison itself is the repeat.
 """
