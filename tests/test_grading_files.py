@@ -125,6 +125,33 @@ def test_learners_home_folders_are_explained_not_guessed(tmp_path, exercises):
         discover(tmp_path, exercises)
 
 
+def test_one_learners_home_is_explained_not_graded_as_students(tmp_path, exercises, capsys):
+    """A learner's home on the hub: dot-folders of tools next to notebooks/ and exercises/."""
+    for tool in (".ipython", ".jupyter", ".local", ".cache"):
+        (tmp_path / tool / "x").mkdir(parents=True)
+    for lesson in ("00_start_here", "01_fields", "02_defaults"):
+        _notebook(tmp_path / "notebooks" / f"{lesson}.ipynb")
+    _notebook(tmp_path / "exercises" / f"{EX1}.ipynb")
+    with pytest.raises(ValueError) as refused:
+        discover(tmp_path, exercises)
+    said = str(refused.value)
+    assert "one learner's home folder" in said and "submissions/<learner>/" in said, said
+    assert "<student>/<exercise>.ipynb" in said
+    code = main(["grade", str(tmp_path), "--out", str(tmp_path / "out" / "gradebook.csv")])
+    assert code == 2 and not (tmp_path / "out").exists()
+    assert "one learner's home folder" in capsys.readouterr().err
+
+
+def test_dot_folders_do_not_hide_learners_home_folders(tmp_path, exercises):
+    for learner in ("learner1", "learner2"):
+        _notebook(tmp_path / learner / "notebooks" / "01_fields.ipynb")
+        _notebook(tmp_path / learner / "exercises" / f"{EX1}.ipynb")
+    for tool in (".ipython", ".jupyter", ".local", ".cache", ".config"):
+        (tmp_path / tool).mkdir()
+    with pytest.raises(ValueError, match="home folders.*hub collect"):
+        discover(tmp_path, exercises)
+
+
 def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
     monkeypatch.setattr(sandbox, "_candidates", lambda: [])
     monkeypatch.setattr(sandbox.sys, "platform", "linux")
