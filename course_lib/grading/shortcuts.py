@@ -23,6 +23,7 @@ Introduced in: docs/instructor.md
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -144,17 +145,18 @@ def _forbidden_in_origin(origin: str, forbidden: frozenset[str]) -> str | None:
     return hits[-1] if hits else None  # the most specific: reference_pair, not feedback
 
 
-def _uses(node: ast.AST, forbidden: frozenset[str]) -> tuple[str | None, set[str]]:
-    """(a forbidden name `node` spells, or None; the names it loads that it does not bind)."""
+def _uses(node: ast.AST, forbidden: frozenset[str]) -> tuple[str | None, list[str]]:
+    """(a forbidden name `node` spells, or None; the names it loads and does not bind, in the
+    order of the source)."""
     stored = {
         n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
     }
     stored |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in _args(n)}
-    loads: set[str] = set()
+    loads: list[ast.Name] = []
     hit = None
     for item in ast.walk(node):
         if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
-            loads.add(item.id)
+            loads.append(item)
         elif isinstance(item, ast.Attribute) and item.attr in forbidden:
             hit = hit or item.attr
         elif isinstance(item, ast.Constant) and isinstance(item.value, str):
@@ -165,7 +167,8 @@ def _uses(node: ast.AST, forbidden: frozenset[str]) -> tuple[str | None, set[str
         elif isinstance(item, ast.ImportFrom):
             for alias in item.names:
                 hit = hit or _forbidden_in_origin(f"{item.module or ''}.{alias.name}", forbidden)
-    return hit, loads - stored
+    loads.sort(key=lambda n: (n.lineno, n.col_offset))
+    return hit, [n for n in dict.fromkeys(n.id for n in loads) if n not in stored]
 
 
 def _args(arguments: ast.arguments) -> list[ast.arg]:
@@ -177,9 +180,9 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
     """The forbidden name the answer to `rule`'s part reaches in these code cells, or None."""
     trees = [t for t in (_parse(s) for s in sources) if t is not None]
     bindings = _bindings(trees)
-    todo, seen = [rule.target], set()
-    while todo:
-        name = todo.pop()
+    todo, seen = deque([rule.target]), set()
+    while todo:  # breadth first, in the order of the source: the name reported is the first used
+        name = todo.popleft()
         if name in seen:
             continue
         seen.add(name)
@@ -196,7 +199,7 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
             hit, loads = _uses(binding, rule.forbidden)
             if hit:
                 return hit
-            todo.extend(loads - seen)
+            todo.extend(n for n in loads if n not in seen)
     return None
 
 
