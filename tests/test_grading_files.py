@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,3 +243,27 @@ def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, c
     assert cli._self_test(args, exercises, cli.Limits()) == cli.EXIT_SELF_TEST_FAILED
     err = capsys.readouterr().err
     assert f"exercises/{EX1} is not blank" in err and "make_exercises.py" in err
+
+
+def test_the_kernel_sees_course_lib_without_grading_and_never_the_working_folder(tmp_path, monkeypatch):
+    """`python -m course_lib grade` run from HOME puts HOME first on sys.path: it must not be bound."""
+    try:
+        isolation = choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the instructor's token\n")
+    (tmp_path / "ipc").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = (
+        "import importlib.util, os, course_lib\n"
+        "print(importlib.util.find_spec('course_lib.grading') is None,\n"
+        f"      os.path.exists({str(secret)!r}),\n"
+        "      importlib.util.find_spec('course_lib.exercises.predict') is not None,\n"
+        "      os.access(os.path.dirname(course_lib.__file__), os.W_OK))\n"
+    )
+    argv = sandbox.kernel_command(isolation, str(tmp_path / "ipc"))
+    argv = [*argv[: argv.index("--") + 1], sys.executable, "-c", code]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.stdout.split() == ["True", "False", "True", "False"], done.stderr[-2000:]
