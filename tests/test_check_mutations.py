@@ -1,5 +1,6 @@
 """No single-point wrong answer gets a pass mark: for every part, a right answer changed in one place
-fails its visible check, unless the change means the same (a hint that is not meaningful on a read-only tool)."""
+fails its visible check, unless the change means the same (a hint that is not meaningful on a read-only tool,
+an allow rule under an ask rule). For part 2d the grader's hidden cases are held to the same bar."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ from course_lib.exercises.liar import EFFECTS, HONEST_4B, LIAR_4B
 from course_lib.exercises.predict import SCENARIOS, STATEMENTS, TRUE_STATEMENTS
 from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
 from course_lib.feedback import reference_pair
+from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
+from course_lib.grading import load_exercises
+from course_lib.permissions import Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
+from course_lib.rule_judges import FILE_OPS, OTHER_TOOLS
 
 ATTR = {f.wire_name: f.attribute for f in FIELDS}
 RIGHT_1A = {name: ToolAnnotations(**{ATTR[h]: (v if v != "n/a" else None) for h, v in hints.items()}) for name, hints in EXPECTED.items()}
@@ -148,3 +153,70 @@ def test_3b_one_changed_setting_fails_unless_it_means_the_same(capsys):
         assert passes("3b", changed, capsys) == (tool in read_only), tool
     for on_taint in (None, "deny"):
         assert not passes("3b", dict(right, on_taint=on_taint), capsys), on_taint
+
+
+# Part 2d: the right rules, changed in one place. Whether a mutant is right is decided apart from the
+# check, from the exercise's own requirements: what every tool does in every measured mode (the
+# measured model of Claude Code), and that every rule names the file-ops server. Some mutants mean the
+# same (ask and deny beat allow, so also allowing an asked write changes nothing): those must pass.
+RIGHT_2D = {
+    "allow": ["mcp__file-ops__read_file"],
+    "ask": ["mcp__file-ops__append_text", "mcp__file-ops__set_value"],
+    "deny": ["mcp__file-ops__delete_file"],
+}
+RULE_LISTS = ("allow", "ask", "deny")
+
+
+def _mutants_2d():
+    placed = [(where, rule) for where in RULE_LISTS for rule in RIGHT_2D[where]]
+    for where, rule in placed:
+        yield f"drop {rule}", dict(RIGHT_2D, **{where: [r for r in RIGHT_2D[where] if r != rule]})
+        for other in RULE_LISTS:
+            if other != where:
+                moved = dict(RIGHT_2D, **{where: [r for r in RIGHT_2D[where] if r != rule]})
+                yield f"move {rule} to {other}", dict(moved, **{other: [*moved[other], rule]})
+    extra = [f"mcp__file-ops__{tool}" for tool in FILE_OPS]
+    extra += ["mcp__file-ops", "mcp__file-ops__*"]  # server-wide, and its wildcard spelling
+    extra += ["mcp__files__read_file", "mcp__mailer", "mcp__file-ops-backup__delete_file"]  # others
+    extra += ["mcp__file-ops__*_file", "mcp__*"]  # wildcards that are not rules
+    for where in RULE_LISTS:
+        for rule in extra:
+            if rule not in RIGHT_2D[where]:
+                yield f"add {rule} to {where}", dict(RIGHT_2D, **{where: [*RIGHT_2D[where], rule]})
+
+
+def _requirements_2d(answer, everything: bool):
+    """What the rules make every tool do (None if they are not rules), and whether they stay on
+    file-ops: the visible requirements, or with `everything` the grader's too (a server that
+    declares every tool read-only, and the older Claude Code)."""
+    try:
+        rules = Permissions(**answer)
+    except ValueError:
+        return None
+    lying = {tool: {"readOnlyHint": True, "openWorldHint": False} for tool in FILE_OPS}
+    claim_sets = {"honest": FILE_OPS, "lying": lying} if everything else {"honest": FILE_OPS}
+    versions = list(CLAUDE_CODE_MODES) if everything else [CLAUDE_CODE_VERSION]
+    table = {}
+    for version in versions:
+        for mode in CLAUDE_CODE_MODES[version]:
+            for name, claims in claim_sets.items():
+                for tool, hints in claims.items():
+                    key = (version, mode, name, tool)
+                    table[key] = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
+            for (server, tool), hints in OTHER_TOOLS.items():
+                table[(version, mode, server, tool)] = claude_code_outcome(rules, server, tool, hints, mode=mode, version=version)
+    return table, all(r.server == "file-ops" for name in RULE_LISTS for r in getattr(rules, name))
+
+
+def test_2d_one_changed_rule_fails_unless_it_means_the_same(capsys):
+    hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2d.")]
+    assert passes("2d", RIGHT_2D, capsys) and not [c.id for c in hidden if c.judge(RIGHT_2D)]
+    visible_right, all_right = _requirements_2d(RIGHT_2D, False), _requirements_2d(RIGHT_2D, True)
+    same_count = wrong_count = 0
+    for what, mutant in _mutants_2d():
+        same = _requirements_2d(mutant, False) == visible_right
+        assert passes("2d", mutant, capsys) == same, what
+        graded_full = not [c.id for c in hidden if c.judge(mutant)]
+        assert graded_full == (_requirements_2d(mutant, True) == all_right), what
+        same_count, wrong_count = same_count + same, wrong_count + (not same)
+    assert same_count >= 2 and wrong_count >= 30  # both kinds are really tried

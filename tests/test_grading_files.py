@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,6 +127,33 @@ def test_learners_home_folders_are_explained_not_guessed(tmp_path, exercises):
         discover(tmp_path, exercises)
 
 
+def test_one_learners_home_is_explained_not_graded_as_students(tmp_path, exercises, capsys):
+    """A learner's home on the hub: dot-folders of tools next to notebooks/ and exercises/."""
+    for tool in (".ipython", ".jupyter", ".local", ".cache"):
+        (tmp_path / tool / "x").mkdir(parents=True)
+    for lesson in ("00_start_here", "01_fields", "02_defaults"):
+        _notebook(tmp_path / "notebooks" / f"{lesson}.ipynb")
+    _notebook(tmp_path / "exercises" / f"{EX1}.ipynb")
+    with pytest.raises(ValueError) as refused:
+        discover(tmp_path, exercises)
+    said = str(refused.value)
+    assert "one learner's home folder" in said and "submissions/<learner>/" in said, said
+    assert "<student>/<exercise>.ipynb" in said
+    code = main(["grade", str(tmp_path), "--out", str(tmp_path / "out" / "gradebook.csv")])
+    assert code == 2 and not (tmp_path / "out").exists()
+    assert "one learner's home folder" in capsys.readouterr().err
+
+
+def test_dot_folders_do_not_hide_learners_home_folders(tmp_path, exercises):
+    for learner in ("learner1", "learner2"):
+        _notebook(tmp_path / learner / "notebooks" / "01_fields.ipynb")
+        _notebook(tmp_path / learner / "exercises" / f"{EX1}.ipynb")
+    for tool in (".ipython", ".jupyter", ".local", ".cache", ".config"):
+        (tmp_path / tool).mkdir()
+    with pytest.raises(ValueError, match="home folders.*hub collect"):
+        discover(tmp_path, exercises)
+
+
 def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
     monkeypatch.setattr(sandbox, "_candidates", lambda: [])
     monkeypatch.setattr(sandbox.sys, "platform", "linux")
@@ -214,3 +243,27 @@ def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, c
     assert cli._self_test(args, exercises, cli.Limits()) == cli.EXIT_SELF_TEST_FAILED
     err = capsys.readouterr().err
     assert f"exercises/{EX1} is not blank" in err and "make_exercises.py" in err
+
+
+def test_the_kernel_sees_course_lib_without_grading_and_never_the_working_folder(tmp_path, monkeypatch):
+    """`python -m course_lib grade` run from HOME puts HOME first on sys.path: it must not be bound."""
+    try:
+        isolation = choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the instructor's token\n")
+    (tmp_path / "ipc").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = (
+        "import importlib.util, os, course_lib\n"
+        "print(importlib.util.find_spec('course_lib.grading') is None,\n"
+        f"      os.path.exists({str(secret)!r}),\n"
+        "      importlib.util.find_spec('course_lib.exercises.predict') is not None,\n"
+        "      os.access(os.path.dirname(course_lib.__file__), os.W_OK))\n"
+    )
+    argv = sandbox.kernel_command(isolation, str(tmp_path / "ipc"))
+    argv = [*argv[: argv.index("--") + 1], sys.executable, "-c", code]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.stdout.split() == ["True", "False", "True", "False"], done.stderr[-2000:]

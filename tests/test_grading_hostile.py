@@ -86,6 +86,12 @@ def _snoop(cases: Path, subs: Path, out: Path, port: int, secret: Path) -> str:
         "        pass\n"
         "_try('solutions', _steal)\n"
         "_try('hidden cases', lambda: __import__('course_lib.grading.hidden') or True)\n"
+        "_try('grading package', lambda: __import__('course_lib.grading') or True)\n"
+        # part 2d's hidden cases (a lying server, an older Claude Code), wherever they are written
+        "_try('2d hidden cases', lambda: __import__('course_lib.rules_exercise').rules_exercise.RULE_CASES)\n"
+        "_try('2d hidden cases in a visible module', lambda: any(\n"
+        "    'older_version' in open(p, encoding='utf-8').read() for p in glob.glob(\n"
+        "    os.path.dirname(__import__('course_lib').__file__) + '/**/*.py', recursive=True)))\n"
         f"_try('private cases', lambda: os.listdir({str(cases)!r}))\n"
         f"_try('submissions', lambda: os.listdir({str(subs)!r}))\n"
         f"_try('outputs', lambda: os.path.isdir({str(out)!r}))\n"
@@ -98,9 +104,14 @@ def _snoop(cases: Path, subs: Path, out: Path, port: int, secret: Path) -> str:
         "_try('no process limit', lambda: resource.getrlimit(resource.RLIMIT_NPROC)[0] == resource.RLIM_INFINITY)\n"
         "_try('no file size limit', lambda: resource.getrlimit(resource.RLIMIT_FSIZE)[0] == resource.RLIM_INFINITY)\n"
         "_try('editable install', lambda: os.access(os.path.dirname(__import__('course_lib').__file__), os.W_OK))\n"
-        "if LEAKS:\n"
-        "    exec(_steal(), globals())\n"
+        "if LEAKS:\n"  # the right answers, carried in (solutions/ itself is hidden from the kernel)
+        f"    exec({_solution_code(EX1)!r}, globals())\n"
     )
+
+
+def _solution_code(name: str) -> str:
+    cells = _nb("solutions", name).cells
+    return "\n".join(c.source for c in cells if c.cell_type == "code")
 
 
 # An input transformer that rewrites every probe cell to run the course's solution first.
@@ -237,8 +248,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     ]
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            argv, capture_output=True, env=env, timeout=600, stdin=subprocess.DEVNULL
+        done = subprocess.run(  # from HOME: `python -m` puts the working folder on sys.path
+            argv, capture_output=True, env=env, timeout=600, stdin=subprocess.DEVNULL, cwd=home
         )
     finally:
         listener.close()

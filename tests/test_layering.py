@@ -9,7 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "course_lib"
 
+# What a learner's notebook imports: the check engine and every exercise module (course_lib.exercises.*).
 LEARNER_MODULES = {"course_lib.checks", "course_lib.exercises"}
+GRADING = "course_lib.grading"
 ANALYSIS = {
     "annotations", "lint", "policy", "combinations", "legs", "trifecta", "guard", "audit", "tables", "pinning", "feedback"
 }
@@ -52,6 +54,46 @@ def test_grading_never_imports_the_learner_modules():
     for path in (LIB / "grading").rglob("*.py"):
         bad = {m for m in _imports(path) if any(m == x or m.startswith(x + ".") for x in LEARNER_MODULES)}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_learner_modules_never_import_grading():
+    learner = [p for p in LIB.rglob("*.py") if any(_inside(_module_name(p), m) for m in LEARNER_MODULES)]
+    assert any(_module_name(p) == "course_lib.exercises.predict" for p in learner)
+    for path in learner:
+        bad = {m for m in _imports(path) if _inside(m, GRADING)}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_nothing_outside_grading_imports_grading():
+    """The grader's package is hidden from a graded kernel: what lives outside it must not need it
+    (`python -m course_lib grade` reaches it by name, through the command dispatcher)."""
+    for path in LIB.rglob("*.py"):
+        if _inside(_module_name(path), GRADING):
+            continue
+        bad = {m for m in _imports(path) if _inside(m, GRADING)}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_no_module_outside_grading_holds_hidden_cases():
+    """A hidden case (one the visible self-check does not run) is written only under grading/, which
+    the sandbox hides: part 2d's lying-server and older-Claude-Code cases, for instance."""
+    from course_lib.exercises import PARTS
+    from course_lib.grading import load_exercises
+
+    right = {"allow": ["mcp__file-ops__read_file"], "ask": ["mcp__file-ops__append_text",
+             "mcp__file-ops__set_value"], "deny": ["mcp__file-ops__delete_file"]}
+    visible = {o.label for o in PARTS["2d"].run(right)}
+    hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2d.")]
+    hidden_only = {c.label.split(": ", 1)[1] for c in hidden} - visible
+    assert len(hidden_only) >= 4 and len(visible) >= 4
+    outside = {p: p.read_text() for p in LIB.rglob("*.py") if not _inside(_module_name(p), GRADING)}
+    for label in hidden_only:
+        holders = [str(p.relative_to(ROOT)) for p, text in outside.items() if label in text]
+        assert not holders, f"hidden case {label!r} is written in {holders}, outside course_lib/grading/"
 
 
 def test_analysis_modules_never_connect():

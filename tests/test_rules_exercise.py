@@ -6,7 +6,8 @@ import pytest
 
 from course_lib.exercises import check
 from course_lib.grading.cases import load_exercises
-from course_lib.rules_exercise import RULE_CASES, parse_answer
+from course_lib.exercises.predict import RULE_CASES as VISIBLE_CASES
+from course_lib.rule_judges import parse_rules as parse_answer
 
 SOLUTION = {
     "allow": ["mcp__file-ops__read_file"],
@@ -25,7 +26,7 @@ def _hidden():
 def test_right_rules_pass_every_visible_and_hidden_case(answer, capsys):
     assert check("2d", answer).status == "passed"
     hidden = _hidden()
-    assert len(hidden) == len(RULE_CASES) and sum(c.points for c in hidden.values()) == 4
+    assert len(hidden) == 2 * len(VISIBLE_CASES) and sum(c.points for c in hidden.values()) == 4
     assert {cid: case.judge(answer) for cid, case in hidden.items() if case.judge(answer)} == {}
 
 

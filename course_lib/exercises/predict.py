@@ -2,7 +2,8 @@
 
 Part 2a checks all six scenarios, part 2b runs `predict` on every input it can get (the 82
 ways to annotate a tool, from a trusted and from an untrusted server), part 2c checks all six
-statements.
+statements, part 2d judges the learner's permission rules for the file-ops server with the
+measured model of Claude Code in every mode (`RULE_CASES`; the grader adds cases of its own).
 
 Introduced in: exercises/02_predict_the_client.ipynb
 """
@@ -13,12 +14,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..checks import TODO, Outcome, Part, contains_todo, crashed, failed, not_attempted, passed
-from ..feedback import decision_hint, reference_pair
 from ..decisions import PostCall, PreCall
+from ..feedback import decision_hint, reference_pair
+from ..permissions import Outcome as RuleOutcome
+from ..rule_judges import (
+    FILE_OPS,
+    OTHER_TOOLS,
+    RuleCase,
+    all_of,
+    asked,
+    everywhere,
+    parse_rules,
+    stays_on,
+)
 from .annotate import hint_states
 
 __all__ = [
     "PARTS",
+    "RULE_CASES",
     "SCENARIOS",
     "STATEMENTS",
     "STATEMENT_HINTS",
@@ -193,11 +206,43 @@ def _check_2c(answer: Any) -> list[Outcome]:
     return outcomes
 
 
-def _check_2d(answer: Any) -> list[Outcome]:
-    from ..rules_exercise import RULE_CASES, parse_answer
+RULE_CASES: tuple[RuleCase, ...] = (
+    RuleCase(
+        "reads",
+        "reads run without asking in every mode",
+        everywhere("file-ops", "read_file", lambda _m: RuleOutcome.RAN, FILE_OPS),
+        "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
+        "dontAsk included",
+    ),
+    RuleCase(
+        "writes",
+        "writes ask in every mode (dontAsk refuses them)",
+        all_of([everywhere("file-ops", t, asked, FILE_OPS) for t in ("append_text", "set_value")]),
+        "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
+        "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
+        "does not undo it)",
+    ),
+    RuleCase(
+        "deletes",
+        "deletes are hidden from the model in every mode",
+        everywhere("file-ops", "delete_file", lambda _m: RuleOutcome.HIDDEN, FILE_OPS),
+        "a deny rule hides delete_file from the model in every mode; deny beats ask and allow",
+    ),
+    RuleCase(
+        "scope",
+        "no rule covers another server's tools",
+        stays_on("file-ops", OTHER_TOOLS),
+        "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
+        "never name another server",
+    ),
+)
+"""Exercise 2d's visible checks: what the rules must do for the file-ops server as it declares
+its tools. The grader also tries a server that lies about its hints, and an older Claude Code."""
 
+
+def _check_2d(answer: Any) -> list[Outcome]:
     try:
-        rules = parse_answer(answer)
+        rules = parse_rules(answer)
     except ValueError as exc:
         return [
             failed(
@@ -205,7 +250,7 @@ def _check_2d(answer: Any) -> list[Outcome]:
             )
         ]
     outcomes = []
-    for case in (c for c in RULE_CASES if c.visible):
+    for case in RULE_CASES:
         problem = case.judge(rules)
         outcomes.append(
             passed(case.label) if problem is None else failed(case.label, problem, case.hint)

@@ -13,8 +13,9 @@ row, and anything else at the top (a hidden folder without notebooks, a stray fi
 in the class notes the grader prints.
 
 A folder that is not in this layout, such as learners' home folders holding the lessons
-(``01_fields.ipynb`` starts with ``01`` like an exercise), is refused with an explanation
-instead of being guessed at.
+(``01_fields.ipynb`` starts with ``01`` like an exercise) or one learner's home (notebooks/
+and exercises/ next to tools' dot-folders), is refused with an explanation instead of being
+guessed at.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def _looks_like_homes(root: Path) -> list[str]:
     """The top-level folders that look like learners' home folders (lessons, exercises inside)."""
     homes = []
     for entry in sorted(root.iterdir()):
-        if not entry.is_dir() or entry.is_symlink():
+        if not entry.is_dir() or entry.is_symlink() or entry.name.startswith("."):
             continue
         inside = {p.name for p in entry.iterdir()} if os.access(entry, os.R_OK | os.X_OK) else set()
         lessons = any(_is_lesson(p.stem) for p in entry.glob("*.ipynb")) or any(
@@ -147,6 +148,17 @@ def _refuse_homes(root: Path, folders: list[str]) -> None:
     )
 
 
+def _refuse_one_home(root: Path) -> None:
+    raise ValueError(
+        f"{root} looks like one learner's home folder (it holds notebooks/ and exercises/), "
+        "not a folder of submissions. The grader expects one folder per learner, "
+        "SUBMISSIONS/<student>/<exercise>.ipynb (or SUBMISSIONS/<student>_<exercise>.ipynb), "
+        "and does not guess which notebooks were handed in. Copy this learner's exercise "
+        "notebooks into submissions/<learner>/ (on the course's JupyterHub, for every learner: "
+        "`python -m course_lib hub collect HOMES --out submissions/`), then grade submissions/."
+    )
+
+
 def discover(
     root: Path, exercises: dict[str, Exercise], class_notes: list[str] | None = None
 ) -> list[Submission]:
@@ -165,7 +177,10 @@ def discover(
             f"{root} is not a folder: give the folder that holds the students' submissions"
         )
     class_notes = class_notes if class_notes is not None else []
-    folders = [e for e in root.iterdir() if e.is_dir() and e.name not in _SKIP_DIRS]
+    if all((root / marker).is_dir() for marker in _HOME_MARKERS):
+        _refuse_one_home(root)
+    # Tools' dot-folders (.ipython, .local, .cache...) are not learners: they do not count.
+    folders = [e for e in root.iterdir() if e.is_dir() and not e.name.startswith(".")]
     homes = _looks_like_homes(root)
     if homes and len(homes) * 2 >= len(folders):
         _refuse_homes(root, homes)

@@ -29,6 +29,7 @@ from .kernel import GradingClient, Kernel, responsive, run_cell
 from .probe import make_probe, new_nonce, read_payload
 from .results import CaseResult, ExerciseResult, Limits, judge
 from .sandbox import Isolation, choose_isolation
+from .shortcuts import apply_rules
 from .submission import load
 
 __all__ = ["MAX_ATTEMPTS", "default_isolation", "grade_notebook", "isolation_note", "preflight"]
@@ -302,6 +303,11 @@ async def grade_notebook(
     result.cases = [
         judged.get(c.id) or _scored_zero(c, "not run", "not probed") for c in exercise.cases
     ]
+    apply_rules(
+        result,
+        exercise,
+        [str(c["source"]) for c in source_nb.cells if c.get("cell_type") == "code"],
+    )
     result.score = round(sum(c.points for c in result.cases), 2)
     if any(c.status == "tampered" for c in result.cases):
         result.notes.append(

@@ -4,10 +4,10 @@ The threat model is in docs/instructor.md ("What a submission can and cannot do"
 bubblewrap each kernel gets:
 
 * a read-only view of only what Python needs (system folders, a few files of ``/etc``, the
-  Python installation, the virtual environment and the installed ``course_lib``), with the
-  hidden cases and reference answers (``course_lib/grading/``), ``solutions/``, the
-  instructor's ``--cases`` and output folders and the submissions folder covered by empty
-  folders;
+  Python installation, the virtual environment and the installed ``course_lib``), never the
+  folder the grader was started from; ``course_lib/grading/`` (the hidden cases) is left out
+  of the view, so importing it fails, and ``solutions/``, the instructor's ``--cases`` and
+  output folders and the submissions folder are covered by empty folders;
 * a private, size-limited ``/tmp`` holding its HOME, TMPDIR, IPYTHONDIR and working folder,
   gone when the kernel ends;
 * no network, its own PID, IPC and UTS namespaces, a new session (no terminal to write to),
@@ -174,35 +174,59 @@ def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
     return args
 
 
-def _python_trees() -> list[str]:
-    """Folders the kernel's Python needs: installation, environment, sys.path, course_lib."""
+def _course_package() -> str:
     import course_lib
 
-    trees = {
-        sys.prefix,
-        sys.base_prefix,
-        sys.exec_prefix,
-        os.path.dirname(os.path.realpath(sys.executable)),
-    }
-    trees.add(os.path.dirname(os.path.abspath(course_lib.__file__)))
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(course_lib.__file__)))
+    return os.path.dirname(os.path.abspath(course_lib.__file__))
+
+
+def _python_trees() -> list[str]:
+    """Folders the kernel's Python needs: the installation, the environment and its sys.path.
+
+    Only sys.path entries that belong to a Python environment (inside a prefix, the user's
+    site-packages) or that PYTHONPATH names are bound. The folder the grader was started from
+    is never bound for being on sys.path (``python -m`` puts it first): started from HOME, that
+    would show the instructor's files. The checkout holding course_lib is never bound either:
+    course_lib itself is bound on its own (without grading/) by `kernel_command`, so solutions/,
+    tests and .git stay out of view.
+    """
+    import site
+
+    prefixes = [p for p in {sys.prefix, sys.base_prefix, sys.exec_prefix} if p]
+    trees = {*prefixes, os.path.dirname(os.path.realpath(sys.executable))}
+    package_root = os.path.dirname(_course_package())
+    chosen = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    chosen.add(os.path.abspath(site.getusersitepackages()))
+    cwd = os.path.abspath(os.getcwd())
     for entry in sys.path:
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         entry = os.path.abspath(entry)
-        # The checkout holding course_lib (on sys.path for `python -m`, PYTHONPATH or pytest) would
-        # show solutions/, tests and .git: course_lib itself is bound on its own instead, and a
-        # folder inside the checkout only when it belongs to the Python environment (.venv).
-        if _inside(package_root, entry):
+        in_environment = any(_inside(entry, p) for p in prefixes)
+        if entry == cwd or not (in_environment or entry in chosen):
             continue
-        in_environment = any(_inside(entry, p) for p in (sys.prefix, sys.base_prefix))
-        if _inside(entry, package_root) and not in_environment:
+        if _inside(package_root, entry) or (_inside(entry, package_root) and not in_environment):
             continue
         trees.add(entry)
     resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {
         t for t in trees if t and os.path.exists(t)
     }
     return sorted(resolved)
+
+
+def _package_without_grading(package: str) -> list[str]:
+    """bwrap arguments that show course_lib read-only without its grading/ folder at all.
+
+    An empty folder over grading/ would still import (as an empty namespace package); instead
+    the package's folder is a fresh read-only tmpfs holding every entry of course_lib but
+    grading/, so ``import course_lib.grading`` fails in the kernel.
+    """
+    args = ["--tmpfs", package]
+    for name in sorted(os.listdir(package)):
+        if name != "grading":
+            path = os.path.join(package, name)
+            args += ["--ro-bind", path, path]
+    return [*args, "--remount-ro", package]
 
 
 def _inside(path: str, tree: str) -> bool:
@@ -215,12 +239,8 @@ def hidden_paths(isolation: Isolation, trees: list[str]) -> list[str]:
     Only what lies inside a bound tree can be seen at all; a folder that holds a bound tree (the
     checkout holding the virtual environment, say) is not covered, as that would hide the tree.
     """
-    from . import __file__ as grading_init
-
-    grading = os.path.dirname(os.path.abspath(grading_init))
-    paths = {grading, os.path.realpath(grading)}
-    package_root = Path(grading).parents[1]
-    paths.add(str(package_root / "solutions"))
+    package_root = Path(_course_package()).parent
+    paths = {str(package_root / "solutions")}  # the grading package is left out of view instead
     for path in isolation.hidden:
         paths.update({path, os.path.realpath(path)})
     return sorted(
@@ -262,7 +282,11 @@ def kernel_command(
     trees = _python_trees()
     for tree in trees:
         args += ["--ro-bind", tree, tree]
-    for path in hidden_paths(isolation, [*trees, *_SYSTEM]):
+    package = _course_package()
+    args += _package_without_grading(package)
+    for path in hidden_paths(isolation, [*trees, *_SYSTEM, package]):
+        if _inside(path, os.path.join(package, "grading")):
+            continue
         if os.path.isdir(path):
             args += ["--tmpfs", path]
         else:

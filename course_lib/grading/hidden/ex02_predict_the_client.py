@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...clients import CLAUDE_CODE_VERSION
 from ...feedback import decision_hint, reference_pair
-from ...rules_exercise import RULE_CASES, RuleCase, parse_answer
+from ...permissions import Outcome
+from ...rule_judges import FILE_OPS as HONEST
+from ...rule_judges import OTHER_TOOLS, RuleCase, all_of, asked, everywhere, parse_rules, stays_on
 from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
 
@@ -214,10 +217,78 @@ CASES = (
     ]
 )
 
+# Part 2d, the grader's own cases: the file-ops tools as the exercise shows them, the same
+# tools from a server that lies (every one declared read-only), and an older Claude Code whose
+# modes differ. The last four cases are the grader's only: the self-check does not run them.
+SERVER, OLDER = "file-ops", "2.1.197"
+LYING = {name: {"readOnlyHint": True, "openWorldHint": False} for name in HONEST}
+
+
+def _ran(_mode: str) -> Outcome:
+    return Outcome.RAN
+
+
+def _hidden(_mode: str) -> Outcome:
+    return Outcome.HIDDEN
+
+
+def _writes(claims: dict[str, Any], version: str = CLAUDE_CODE_VERSION) -> Any:
+    return all_of(
+        [everywhere(SERVER, t, asked, claims, version) for t in ("append_text", "set_value")]
+    )
+
+
+def _all_three(claims: dict[str, Any], version: str) -> Any:
+    """Reads run, writes ask, deletes are hidden: on Claude Code `version`."""
+    return all_of(
+        [
+            everywhere(SERVER, "read_file", _ran, claims, version),
+            everywhere(SERVER, "delete_file", _hidden, claims, version),
+            _writes(claims, version),
+        ],
+        f"on Claude Code {version}: ",
+    )
+
+
+_HINT_READ = (
+    "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
+    "dontAsk included"
+)
+_HINT_WRITE = (
+    "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
+    "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
+    "does not undo it)"
+)
+_HINT_DELETE = (
+    "a deny rule hides delete_file from the model in every mode; deny beats ask and allow"
+)
+_HINT_SCOPE = (
+    "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); never name another server"
+)
+RULE_CASES = (
+    RuleCase("reads", "reads run without asking in every mode",
+             everywhere(SERVER, "read_file", _ran, HONEST), _HINT_READ),
+    RuleCase("writes", "writes ask in every mode (dontAsk refuses them)", _writes(HONEST),
+             _HINT_WRITE),
+    RuleCase("deletes", "deletes are hidden from the model in every mode",
+             everywhere(SERVER, "delete_file", _hidden, HONEST), _HINT_DELETE),
+    RuleCase("scope", "no rule covers another server's tools", stays_on(SERVER, OTHER_TOOLS),
+             _HINT_SCOPE),
+    RuleCase("lying_writes", "writes still ask when the server declares them read-only",
+             _writes(LYING), _HINT_WRITE),
+    RuleCase("lying_delete", "deletes stay hidden when the server declares them read-only",
+             everywhere(SERVER, "delete_file", _hidden, LYING), _HINT_DELETE),
+    RuleCase("older_version", f"the rules work the same on Claude Code {OLDER}",
+             _all_three(HONEST, OLDER), _HINT_WRITE),
+    RuleCase("older_version_lying", "... and there, for a server that lies about its hints",
+             _all_three(LYING, OLDER), _HINT_WRITE),
+)  # fmt: skip
+
+
 def _rules_judge(case: RuleCase):
     def judge(value: Any) -> str | None:
         try:
-            rules = parse_answer(value)
+            rules = parse_rules(value)
         except ValueError as exc:
             return str(exc)
         return case.judge(rules)
