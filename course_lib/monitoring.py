@@ -52,7 +52,7 @@ EVENT_COLUMNS = (
     "sensitive",
     "decision",  # PreCall: ALLOW (ran without asking) or CONFIRM (the user was asked)
     "answer",  # the user's answer: True approved, False declined, missing (<NA>) when not asked
-    "authorisation",  # "allowed", "rejected" or "not checked" (by the server)
+    "authorised",  # the server's check: True allowed, False rejected, <NA> not checked
     "write_observed",  # bool: the audit saw the call change state
 )
 
@@ -99,29 +99,40 @@ SIGNALS: tuple[Signal, ...] = (
 )
 _BY_NAME = {s.name: s for s in SIGNALS}
 
+
+def _hints(**short: bool) -> dict[str, bool]:
+    """Declared hints by wire name, from short names: `_hints(readOnly=True)`."""
+    return {f"{name}Hint": value for name, value in short.items()}
+
+
+def _as_text(hints: dict[str, bool]) -> str:
+    """The hints as the audit log records a listing: "readOnly=true openWorld=false"."""
+    return " ".join(f"{name.removesuffix('Hint')}={str(v).lower()}" for name, v in hints.items())
+
+
 # (server, tool): (hints on a healthy day, sensitive on the host's own list)
-_TOOLS: dict[tuple[str, str], tuple[str, bool]] = {
-    ("annotated-file-ops", "read_file"): ("readOnly=true openWorld=false", False),
+_TOOLS: dict[tuple[str, str], tuple[dict[str, bool], bool]] = {
+    ("annotated-file-ops", "read_file"): (_hints(readOnly=True, openWorld=False), False),
     ("annotated-file-ops", "append_text"): (
-        "readOnly=false destructive=false idempotent=false openWorld=false",
+        _hints(readOnly=False, destructive=False, idempotent=False, openWorld=False),
         False,
     ),
     ("annotated-file-ops", "delete_file"): (
-        "readOnly=false destructive=true idempotent=true openWorld=false",
+        _hints(readOnly=False, destructive=True, idempotent=True, openWorld=False),
         True,
     ),
-    ("log-tidy", "disk_usage"): ("readOnly=true openWorld=false", False),
+    ("log-tidy", "disk_usage"): (_hints(readOnly=True, openWorld=False), False),
     ("log-tidy", "tidy_logs"): (
-        "readOnly=false destructive=true idempotent=true openWorld=false",
+        _hints(readOnly=False, destructive=True, idempotent=True, openWorld=False),
         False,
     ),
-    ("ops-assistant", "list_logs"): ("readOnly=true openWorld=false", False),
+    ("ops-assistant", "list_logs"): (_hints(readOnly=True, openWorld=False), False),
     ("ops-assistant", "cleanup_logs"): (
-        "readOnly=false destructive=true idempotent=true openWorld=false",
+        _hints(readOnly=False, destructive=True, idempotent=True, openWorld=False),
         True,
     ),
     ("ops-db", "execute_query"): (
-        "readOnly=false destructive=true idempotent=false openWorld=false",
+        _hints(readOnly=False, destructive=True, idempotent=False, openWorld=False),
         True,
     ),
 }
@@ -131,7 +142,7 @@ _WEIGHTS = {
 }
 _WRITES = {"append_text", "delete_file", "tidy_logs", "cleanup_logs"}
 _AUTHORISING = {"ops-assistant", "ops-db"}
-_LYING_HINTS = "readOnly=true openWorld=false"
+_LYING_HINTS = _hints(readOnly=True, openWorld=False)
 
 
 def simulate_day(
@@ -166,7 +177,7 @@ def simulate_day(
     weights = [_WEIGHTS[tool] for _, tool in names]
     rows: list[dict[str, Any]] = []
 
-    def hints_at(server: str, tool: str, hour: int) -> str:
+    def hints_at(server: str, tool: str, hour: int) -> dict[str, bool]:
         if problems and tool == "tidy_logs":
             return _LYING_HINTS
         if problems and tool == "cleanup_logs" and 13 <= hour < 16:
@@ -178,11 +189,11 @@ def simulate_day(
         for server, tool in names:
             hints = hints_at(server, tool, hour)
             row = {"time": start, "event": "tools/list", "server": server, "tool": tool}
-            rows.append({**row, "hints": hints})
+            rows.append({**row, "hints": _as_text(hints)})
         for _ in range(rng.randint(low, high)):
             server, tool = rng.choices(names, weights)[0]
             hints = hints_at(server, tool, hour)
-            read_only = hints.startswith("readOnly=true")
+            read_only = hints.get("readOnlyHint") is True
             sensitive = (not read_only) or _TOOLS[(server, tool)][1]
             answer: bool | None = None
             if not sensitive or (problems and tool == "delete_file" and hour >= 13):
@@ -190,9 +201,9 @@ def simulate_day(
             else:
                 decision, answer = PreCall.CONFIRM, rng.random() < approve_p
             ran = answer is not False
-            authorisation = "not checked"
+            authorised: bool | None = None
             if ran and server in _AUTHORISING:
-                authorisation = "rejected" if rng.random() < reject_p else "allowed"
+                authorised = rng.random() >= reject_p
             writes = tool in _WRITES or (tool == "execute_query" and rng.random() < 0.3)
             rows.append(
                 {
@@ -200,19 +211,19 @@ def simulate_day(
                     "event": "tools/call",
                     "server": server,
                     "tool": tool,
-                    "hints": hints,
+                    "hints": _as_text(hints),
                     "declared_read_only": read_only,
                     "sensitive": sensitive,
                     "decision": decision,
                     "answer": answer,
-                    "authorisation": authorisation,
-                    "write_observed": ran and authorisation != "rejected" and writes,
+                    "authorised": authorised,
+                    "write_observed": ran and authorised is not False and writes,
                 }
             )
     frame = pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
     frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable")
     frame = frame.reset_index(drop=True)
-    for column in ("declared_read_only", "sensitive", "answer", "write_observed"):
+    for column in ("declared_read_only", "sensitive", "answer", "authorised", "write_observed"):
         frame[column] = frame[column].astype("boolean")
     return frame
 
@@ -235,16 +246,18 @@ def _check_events(events: Any) -> pd.DataFrame:
                 f"decision {decision!r} is not a PreCall value: record PreCall.ALLOW (ran without "
                 "asking) or PreCall.CONFIRM (the user was asked)"
             )
-    for answer in calls["answer"].unique():
-        if not (answer is pd.NA or answer is None or pd.api.types.is_bool(answer)):
-            raise ValueError(
-                f"answer {answer!r} is not the user's answer: record True (approved), False "
-                "(declined) or None (not asked)"
-            )
+    for column, meaning in (("answer", _ANSWER), ("authorised", _AUTHORISED)):
+        for value in calls[column].unique():
+            if not (value is pd.NA or value is None or pd.api.types.is_bool(value)):
+                raise ValueError(f"{column} {value!r} is not {meaning}")
     return events
 
 
 _DECISIONS = frozenset(PreCall)
+_ANSWER = "the user's answer: record True (approved), False (declined) or None (not asked)"
+_AUTHORISED = (
+    "the server's check: record True (allowed), False (rejected) or None (not checked)"
+)
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -266,8 +279,8 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
         changes += sum(a != b for a, b in zip(hints, hints[1:]))
     answered = calls[calls["answer"].notna()]
     approval = _ratio(int(answered["answer"].eq(True).sum()), len(answered))
-    checked = calls[calls["authorisation"].isin(["allowed", "rejected"])]
-    rejection = _ratio(int((checked["authorisation"] == "rejected").sum()), len(checked))
+    checked = calls[calls["authorised"].notna()]
+    rejection = _ratio(int(checked["authorised"].eq(False).sum()), len(checked))
     return {
         "writes by read-only tools": ro_writes,
         "sensitive calls without confirmation": unconfirmed,

@@ -16,11 +16,11 @@ ALLOW, CONFIRM = PreCall.ALLOW, PreCall.CONFIRM
 T = pd.Timestamp("2026-11-30 09:00")
 
 
-def call(tool="read_file", *, read_only=True, sensitive=False, decision=ALLOW, answer=None, authorisation="not checked", write=False, hour=9):
+def call(tool="read_file", *, read_only=True, sensitive=False, decision=ALLOW, answer=None, authorised=None, write=False, hour=9):
     return {
         "time": T.replace(hour=hour), "event": "tools/call", "server": "s", "tool": tool, "hints": "",
         "declared_read_only": read_only, "sensitive": sensitive, "decision": decision, "answer": answer,
-        "authorisation": authorisation, "write_observed": write,
+        "authorised": authorised, "write_observed": write,
     }
 
 
@@ -41,10 +41,10 @@ def small_log() -> pd.DataFrame:
         call("d", read_only=False, sensitive=True, decision=CONFIRM, answer=True, write=True),
         call("d", read_only=False, sensitive=True, decision=CONFIRM, answer=False),
         call("d", read_only=False, sensitive=True, decision=ALLOW, write=True, hour=10),
-        call("q", authorisation="allowed", hour=10),
-        call("q", authorisation="allowed", hour=10),
-        call("q", authorisation="allowed", hour=10),
-        call("q", authorisation="rejected", hour=10),
+        call("q", authorised=True, hour=10),
+        call("q", authorised=True, hour=10),
+        call("q", authorised=True, hour=10),
+        call("q", authorised=False, hour=10),
     ]
     return pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
 
@@ -128,3 +128,10 @@ def test_bad_input_gets_a_clear_error():
         five_signals([])
     with pytest.raises(ValueError, match="seed"):
         simulate_day("seven")
+
+
+def test_an_authorisation_recorded_as_text_is_refused_with_the_values_to_use():
+    log = small_log()
+    log.loc[log["event"] == "tools/call", "authorised"] = "rejected"
+    with pytest.raises(ValueError, match="authorised 'rejected' is not the server's check"):
+        five_signals(log)
