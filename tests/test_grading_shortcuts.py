@@ -1,9 +1,10 @@
-"""Parts that say "write it yourself" score 0 when the answer calls the course's own reference.
+"""Parts that say "write it yourself" are flagged for review when the answer uses the course's reference.
 
 Part 2b (`predict`) must not call the reference client (`decide`, `SPEC`, `reference_pair`...),
 part 4a (`contradiction`) must not call `check_behaviour`. The course library is visible in
 the kernel by design (the lessons teach it), so the grader reads the learner's code cells with
-`ast`, outside the sandbox. Honest answers, including the course's solutions, keep full marks.
+`ast`, outside the sandbox. A flag never costs points (a static reading errs both ways); honest
+answers, including the course's solutions, are not flagged.
 """
 
 from __future__ import annotations
@@ -98,21 +99,182 @@ def _graded(name: str, replace: str, source: str, tmp_path: Path):
     ("name", "replace", "cheat", "part", "words"),
     [
         (EX2, "def predict", CHEATS_2B["reference_pair"], "2b", "reference client (`reference_pair`)"),
-        (EX2, "def predict", CHEATS_2B["decide"], "2b", "reference client (`decide`)"),
         (EX4, "def contradiction", CHEATS_4A["check_behaviour"], "4a", "(`check_behaviour`)"),
     ],
 )
-def test_a_cheat_scores_0_for_its_part_with_a_note_that_teaches(name, replace, cheat, part, words, tmp_path):
+def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(name, replace, cheat, part, words, tmp_path):
     result, exercise = _graded(name, replace, cheat, tmp_path)
-    part_cases = [c for c in result.cases if c.id.startswith(part + ".")]
-    part_points = round(sum(c.max_points for c in part_cases), 2)
-    assert part_cases and all(c.points == 0 for c in part_cases)
-    assert result.score == round(exercise.max_points - part_points, 2), result.notes  # the rest kept
+    assert result.status == "review"
+    assert result.score == round(sum(c.points for c in result.cases), 2)
     note = next(n for n in result.notes if n.startswith(f"part {part}"))
-    assert words in note and f"0 of {part_points:g}" in note and "yourself, as the part asks" in note
+    assert words in note and "yourself" in note and "before trusting its" in note
     assert note in feedback_text("learner", [result], {name: exercise})
 
 
 def test_an_honest_2b_keeps_its_points(tmp_path):
     result, exercise = _graded(EX2, "def predict", HONEST_2B.replace("%time predict(None, True)\n", ""), tmp_path)
     assert result.score == exercise.max_points, result.notes
+
+
+# --- red team 2 (2026-12-01): the check must never stop the grader, and never cost points ------
+
+
+def _part_result(name: str, status: str = "passed"):
+    from course_lib.grading.results import CaseResult, ExerciseResult
+
+    exercise = load_exercises()[name]
+    cases = [
+        CaseResult(c.id, c.label, status, c.points if status == "passed" else 0.0, c.points)
+        for c in exercise.cases
+    ]
+    score = round(sum(c.points for c in cases), 2)
+    return ExerciseResult("learner", name, "graded", score, exercise.max_points, cases), exercise
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "+".join(["1"] * 60_000) + "\n",  # RecursionError in compile, under the cap
+        "a = 1\n" * 700_000,  # 4 MB: 25 s and 2.5 GB before the size cap
+    ],
+    ids=["deep expression", "4 MB of code"],
+)
+def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_points(source):
+    import time
+
+    from course_lib.grading.shortcuts import apply_rules
+
+    result, exercise = _part_result(EX2)
+    started = time.monotonic()
+    apply_rules(result, exercise, [*_code(EX2), source])
+    assert time.monotonic() - started < 5
+    assert all(c.status == "passed" for c in result.cases)  # nothing taken away
+    assert result.status == "review"
+    note = next(n for n in result.notes if n.startswith("part 2b"))
+    assert "could not" in note and "instructor will read" in note, note
+    assert ("RecursionError" in note) == (len(source) < 200_000)
+
+
+def test_an_error_in_the_check_never_stops_the_notebook(tmp_path, monkeypatch):
+    import course_lib.grading.runner as runner
+
+    def broken(*args):
+        raise RuntimeError("the check broke")
+
+    monkeypatch.setattr(runner, "apply_rules", broken)
+    result, exercise = _graded(EX2, "def predict", HONEST_2B.replace("%time predict(None, True)\n", ""), tmp_path)
+    assert result.cases and any(c.status == "passed" for c in result.cases)
+    assert any("RuntimeError" in n for n in result.notes), result.notes
+
+
+def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
+    # Policy: a static reading has false positives and negatives, so it flags, never deducts.
+    result, exercise = _graded(EX2, "def predict", CHEATS_2B["decide"], tmp_path)
+    part = [c for c in result.cases if c.id.startswith("2b.")]
+    earned = round(sum(c.points for c in part), 2)
+    assert result.status == "review"
+    assert result.score == round(sum(c.points for c in result.cases), 2)
+    assert all(c.status in ("passed", "failed") for c in part)  # the probes' own verdicts
+    note = next(n for n in result.notes if n.startswith("part 2b"))
+    assert "appears to use the course's reference client (`decide`)" in note
+    assert f"before trusting its {earned:g} points" in note
+    assert "write the rules yourself" in note and "instructor will read" in note
+    assert note in feedback_text("learner", [result], {EX2: exercise})
+
+
+def test_review_is_a_status_the_gradebook_ranks_and_filters():
+    from course_lib.grading.report import student_row
+    from course_lib.grading.results import STATUSES
+
+    assert "review" in STATUSES
+    assert STATUSES.index("review") < STATUSES.index("missing")
+    result, exercise = _part_result(EX2)
+    result.status = "review"
+    assert student_row("learner", [result], {EX2: exercise})["status"] == "review"
+
+
+_ERIN_HELPER = "def decide(hints):\n    return 'allow' if hints.read_only else 'confirm'\n"
+_ERIN_PREDICT = (
+    "def predict(annotations, trusted):\n    hints = effective(annotations if trusted else None)\n"
+    "    return decide(hints), ('treat as untrusted' if hints.open_world else 'trust output')\n"
+)
+_ANSWER = "def predict(annotations, trusted):\n" + HONEST_2B.split("def predict(annotations, trusted):\n")[1].split("%time")[0]
+HONEST_MORE_2B = {
+    # erin: a scratch cell compared with the reference, then her own helper replaced the name
+    "own decide after a scratch import": ["from course_lib import SPEC, decide\nprint(decide(SPEC, {}))\n", _ERIN_HELPER, _ERIN_PREDICT],
+    # ivan: an attribute that happens to be called policy
+    "self.policy": [
+        "from course_lib import effective\nclass Client:\n    def __init__(self, policy):\n        self.policy = policy\n"
+        "    def __call__(self, annotations, trusted):\n        return self.policy(effective(annotations if trusted else None))\n"
+        "def rules(hints):\n    return ('allow' if hints.read_only else 'confirm'), 'trust output'\npredict = Client(rules)\n"
+    ],
+    "a string 'feedback'": ['NOTES = {"feedback": "see lesson 02"}\n' + _ANSWER.replace("    hints", '    NOTES["feedback"]\n    hints', 1)],
+    "a name rebound later": [
+        "TRUSTED = {True: 'trusted'}\n" + _ANSWER.replace("    hints", "    TRUSTED.get(trusted)\n    hints", 1),
+        "import course_lib\nTRUSTED = course_lib.clients\n",
+    ],
+    "all_combinations from its module": ["from course_lib.combinations import all_combinations\n" + _ANSWER.replace("    hints", "    all_combinations()\n    hints", 1)],
+}
+
+
+@pytest.mark.parametrize("how", sorted(HONEST_MORE_2B))
+def test_honest_answers_the_red_team_saw_flagged_are_not(how):
+    assert find_shortcut(["from course_lib import effective\n", *HONEST_MORE_2B[how]], RULE["2b"]) is None
+
+
+def test_the_binding_in_force_at_the_end_is_the_one_read():
+    # the same cells with the scratch import last: at probe time `decide` IS the reference
+    cells = [_ERIN_HELPER, _ERIN_PREDICT, "from course_lib import SPEC, decide\n"]
+    assert find_shortcut(cells, RULE["2b"]) == "decide"
+
+
+MORE_CHEATS_2B = {
+    "a module-level dict filled by a helper": "from course_lib import SPEC, decide\nCACHE = {}\n"
+    "def fill():\n    for t in (True, False):\n        CACHE[t] = lambda a, t=t: decide(SPEC, a)\nfill()\n"
+    "def predict(annotations, trusted):\n    return CACHE[trusted](annotations)\n",
+    "TABLE.update": "from course_lib import SPEC, decide\nTABLE = {}\nfor t in (True, False):\n"
+    "    d = decide(SPEC, {}, trust='trusted' if t else 'untrusted')\n    TABLE.update({t: d})\n"
+    "def predict(annotations, trusted):\n    return TABLE[trusted]\n",
+    "RULEBOOK.append": "from course_lib import decide\nRULEBOOK = []\nRULEBOOK.append(decide)\n"
+    "def predict(a, t):\n    return RULEBOOK[0](None, a)\n",
+    "a global written in a function": "import course_lib\nTABLE = None\ndef setup():\n    global TABLE\n"
+    "    TABLE = course_lib.decide\nsetup()\ndef predict(a, t):\n    return TABLE(None, a)\n",
+    "a walrus": "import course_lib\nif (ref := course_lib.decide):\n    pass\ndef predict(a, t):\n    return ref(None, a)\n",
+    "globals()[...]": "from course_lib import SPEC, decide\nglobals()['predict'] = lambda a, t: decide(SPEC, a)\n",
+    "a match statement": "from course_lib import SPEC, decide\nmatch 1:\n    case 1:\n        def predict(a, t):\n            return decide(SPEC, a)\n",
+    "SessionGuard": "from course_lib import SessionGuard, analyse_session\ndef predict(a, t):\n"
+    "    return SessionGuard(analyse_session([{'name': 't', 'annotations': a}])).check('t')\n",
+    "Host": "from course_lib import Host\ndef predict(a, t):\n    return Host()\n",
+    "the replay module": "from course_lib import replay\ndef predict(a, t):\n    return replay.run(a)\n",
+    "getattr with a name": "import course_lib\ndef predict(a, t):\n    return getattr(course_lib, 'decide')(None, a)\n",
+    "importlib": "import importlib\ndef predict(a, t):\n    return importlib.import_module('course_lib.policy').decide(None, a)\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(MORE_CHEATS_2B))
+def test_more_2b_shortcuts_are_flagged(how):
+    assert find_shortcut([MORE_CHEATS_2B[how]], RULE["2b"]) is not None, how
+
+
+def test_a_writefile_module_that_uses_the_reference_is_flagged():
+    cells = [
+        "%%writefile myrules.py\nfrom course_lib import SPEC, decide\n"
+        "def predict(annotations, trusted):\n    return decide(SPEC, annotations)\n",
+        "from myrules import predict\n",
+    ]
+    assert find_shortcut(cells, RULE["2b"]) in ("decide", "SPEC")
+    assert find_shortcut([cells[0].replace("decide(SPEC, annotations)", "'allow'").replace("SPEC, decide", "effective"), cells[1]], RULE["2b"]) is None
+
+
+def test_a_4a_check_stored_in_a_global_by_a_function_is_flagged():
+    cells = ["import course_lib\nF = None\ndef setup():\n    global F\n    F = course_lib.check_behaviour\n"
+             "setup()\ndef contradiction(a, e):\n    return F(a, e)\n"]
+    assert find_shortcut(cells, RULE["4a"]) == "check_behaviour"
+
+
+def test_a_part_that_earned_nothing_is_not_flagged():
+    from course_lib.grading.shortcuts import apply_rules
+
+    result, exercise = _part_result(EX2, status="failed")
+    apply_rules(result, exercise, [CHEATS_2B["decide"]])
+    assert result.status == "graded" and not result.notes

@@ -13,7 +13,15 @@ from .cases import Case, Exercise
 __all__ = ["STATUSES", "CaseResult", "ExerciseResult", "Limits", "judge", "missing_result"]
 
 # Exercise statuses, most severe first (the gradebook's student status picks the first present).
-STATUSES = ("invalid notebook", "kernel died", "timed out", "missing", "not attempted", "graded")
+STATUSES = (
+    "invalid notebook",
+    "kernel died",
+    "timed out",
+    "review",  # a "write it yourself" part seems to use the course's reference: read it
+    "missing",
+    "not attempted",
+    "graded",
+)
 
 
 @dataclass(frozen=True)

@@ -303,11 +303,17 @@ async def grade_notebook(
     result.cases = [
         judged.get(c.id) or _scored_zero(c, "not run", "not probed") for c in exercise.cases
     ]
-    apply_rules(
-        result,
-        exercise,
-        [str(c["source"]) for c in source_nb.cells if c.get("cell_type") == "code"],
-    )
+    try:  # reads the learner's code in this process: it must not stop the batch either
+        apply_rules(
+            result,
+            exercise,
+            [str(c["source"]) for c in source_nb.cells if c.get("cell_type") == "code"],
+        )
+    except Exception as exc:  # noqa: BLE001 - one broken submission must never stop the batch
+        result.notes.append(
+            f"the check for a 'write it yourself' part failed: {type(exc).__name__}: "
+            f"{printable(str(exc), limit=200)}"
+        )
     result.score = round(sum(c.points for c in result.cases), 2)
     if any(c.status == "tampered" for c in result.cases):
         result.notes.append(

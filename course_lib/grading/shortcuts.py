@@ -1,17 +1,20 @@
-"""Parts that say "write it yourself": find an answer that calls the course's own reference instead.
+"""Parts that say "write it yourself": flag an answer that seems to use the course's reference.
 
 Part 2b asks for the reference client's rules, part 4a for a behaviour check, and both say
 not to call the library's version. The library is visible in a graded kernel by design (the
 lessons teach it), so no sandbox can stop the call; the grader reads the learner's code cells
-instead, here, with `ast`, and a part whose answer reaches a forbidden name scores 0 with a
-note that says why.
+instead, here, with `ast`. A static reading has false positives and false negatives, so it
+never takes points away: a part whose answer reaches a forbidden name keeps what its probes
+earned, its exercise gets the status "review" and a note asks the instructor to read it.
 
-What is read: every definition of the part's target (`predict`, `contradiction`) in any code
-cell, and, transitively, the notebook's own functions and values it uses. A forbidden name
-counts when that code names it (``decide(...)``, ``course_lib.SPEC``, ``fb.reference_pair``,
-an import of it, or a string that spells it); importing a name without using it in the answer
-does not. An obfuscated call (names assembled at run time) can evade this reading: the
-instructor's guide says so.
+What is read: the definitions of the part's target (`predict`, `contradiction`) in force after
+the last cell, and, transitively, the notebook's own functions and values they use (including
+containers filled later, `global` writes in functions, walrus, `globals()[...]` and a module
+written with `%%writefile`). A forbidden name counts only when it comes from `course_lib`: an
+import of it, an attribute whose base is a `course_lib` import (``course_lib.SPEC``,
+``fb.reference_pair``), or a string passed to `getattr`, `__import__` or `importlib`. Code
+that cannot be read (too long, too deep) is flagged the same way. An obfuscated call (names
+assembled at run time) evades this reading: the instructor's guide says so.
 
 Exercise 3 has no such rule: its answers are data (sets of tools, a defence's two settings),
 and calling the replay harness to search for them learns no more than the visible self-check
@@ -23,25 +26,31 @@ Introduced in: docs/instructor.md
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 
 from .cases import Exercise
 from .results import ExerciseResult
 
-__all__ = ["RULES", "Rule", "apply_rules", "find_shortcut"]
+__all__ = ["MAX_SOURCE_CHARS", "REVIEW", "RULES", "Rule", "apply_rules", "find_shortcut"]
+
+REVIEW = "review"  # the exercise status of a flagged part (results.STATUSES ranks it)
+MAX_SOURCE_CHARS = 200_000  # code the check reads per notebook; more is flagged, not read
 
 _CLIENT = frozenset(
     {
         # course_lib.policy and course_lib.clients: the reference client and the other models
-        "policy", "clients", "decide", "SPEC", "SpecPolicy", "TRUST_EVERYTHING",
+        "decide", "SPEC", "SpecPolicy", "TRUST_EVERYTHING",
         "TrustEverythingPolicy", "IgnoreHintsPolicy", "VSCODE", "VSCodePolicy", "CURSOR_ASK",
         "ReadOnlyModePolicy", "POLICIES", "CLAUDE_CODE_DEFAULT", "CLAUDE_CODE_PLAN",
         "ClaudeCodePolicy", "CODEX_EXEC", "CodexPolicy", "as_policy", "as_policies",
-        # course_lib.feedback (the self-check's reference answer) and course_lib.combinations
-        "feedback", "reference_pair", "decision_hint", "contradiction_hint",
-        "combinations", "decisions_table", "decision_matrix", "combinations_table",
+        # the self-check's reference answer, the 81-combination tables, the exercises' checkers
+        "reference_pair", "decision_hint", "contradiction_hint", "decisions_table",
+        "decision_matrix", "combinations_table", "exercises",
+        # things that decide with the reference client inside: the guard, the host, the replay
+        "SessionGuard", "guard", "Host", "host", "defences", "replay",
     }
 )  # fmt: skip
 
@@ -64,20 +73,27 @@ RULES = (
         "04",
         "4a",
         "contradiction",
-        frozenset({"check_behaviour", "contradiction_hint", "feedback"}),
+        frozenset({"check_behaviour", "contradiction_hint", "Host", "host", "exercises"}),
         "the course's behaviour check",
         "the check",
     ),
 )
 
+_WRITEFILE = re.compile(r"\A\s*%%(?:writefile|file)\s+(?:-a\s+)?(\S+?)(?:\.py)?\s*\n")
+_FILLS = frozenset({"update", "append", "extend", "insert", "add", "setdefault", "__setitem__"})
+_IMPORTERS = frozenset({"__import__", "import_module"})
+
 
 def _parse(source: str) -> ast.Module | None:
-    """A code cell as an AST (IPython syntax such as magics turned into Python), or None."""
+    """A code cell as an AST (IPython syntax such as magics turned into Python), or None.
+
+    Only a cell that is not Python gives None; anything else (RecursionError, MemoryError)
+    propagates to `apply_rules`, which flags the part as unreadable."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
         source = TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001 - without IPython, or a cell it cannot transform: read as is
+    except (ImportError, SyntaxError, ValueError):  # without IPython, or a cell it cannot read
         pass
     try:
         tree = compile(
@@ -92,81 +108,198 @@ def _parse(source: str) -> ast.Module | None:
 Binding = ast.AST | str
 
 
-def _bindings(trees: Iterable[ast.Module]) -> dict[str, list[Binding]]:
+@dataclass
+class _Module:
+    """The names a notebook (or a file it wrote) binds, as they stand after its last cell."""
+
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    star: list[str] = field(default_factory=list)  # modules imported with *
+    written: dict[str, list[ast.Module]] = field(default_factory=dict)  # %%writefile name.py
+
+
+def _scope(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what it contains, without entering a def, class or lambda."""
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        yield item
+        if item is node or not isinstance(
+            item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            todo.extend(ast.iter_child_nodes(item))
+
+
+def _root(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_globals(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals"
+    )
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+    """(name bound, where it comes from) for each name an import binds (none for a star)."""
+    for alias in node.names:
+        if isinstance(node, ast.ImportFrom):
+            if alias.name != "*":
+                yield alias.asname or alias.name, f"{node.module or ''}.{alias.name}"
+        elif alias.asname:
+            yield alias.asname, alias.name
+        else:  # import a.b binds a
+            yield alias.name.split(".")[0], alias.name.split(".")[0]
+
+
+def _cell(tree: ast.Module, into: _Module) -> dict[str, list[Binding]]:
+    """Add the cell's additive bindings to `into`; return the names the cell (re)binds."""
     found: dict[str, list[Binding]] = {}
 
     def bind(name: str, what: Binding) -> None:
         found.setdefault(name, []).append(what)
 
-    def targets(node: ast.AST, value: ast.AST) -> None:
-        for name in ast.walk(node):
-            if isinstance(name, ast.Name):
-                bind(name.id, value)
+    def add(name: str, what: Binding) -> None:
+        into.bindings.setdefault(name, []).append(what)
 
-    def visit(statements: list[ast.stmt]) -> None:
-        for node in statements:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bind(node.name, node)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    targets(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                targets(node.target, node.value)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    bind(alias.asname or alias.name.split(".")[0], alias.name)
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    origin = f"{node.module or ''}.{alias.name}"
-                    bind("*" if alias.name == "*" else alias.asname or alias.name, origin)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                targets(node.target, node.iter)
-            elif isinstance(node, (ast.With, ast.AsyncWith)):
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        targets(item.optional_vars, item.context_expr)
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                inner = getattr(node, field, None)
-                if isinstance(inner, list) and not isinstance(
-                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-                ):
-                    visit([s for s in inner if isinstance(s, ast.stmt)])
-                    for handler in (h for h in inner if isinstance(h, ast.ExceptHandler)):
-                        visit(handler.body)
-
-    for tree in trees:
-        visit(tree.body)
+    for node in _scope(tree):  # module-level statements and expressions, at any depth
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name, node)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in _scope(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        bind(name.id, node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            if isinstance(node.target, ast.Name):
+                bind(node.target.id, node.value)
+        elif isinstance(node, ast.NamedExpr):
+            bind(node.target.id, node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            for name in _scope(node.target):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.iter)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            for name in _scope(node.optional_vars):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.context_expr)
+        elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
+            into.star.append(node.module or "")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for bound, origin in _imported(node):
+                bind(bound, origin)
+    # What adds to a name instead of rebinding it, anywhere (in functions too): a container
+    # filled (TABLE[k] = v, TABLE.update(...)), a `global` written, globals()[...] = v.
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript) and _is_globals(target.value):
+                    key = target.slice
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        add(key.value, node.value)
+                elif isinstance(target, ast.Name) and isinstance(node, ast.AugAssign):
+                    add(target.id, node.value)  # X += ...
+                elif isinstance(target, (ast.Subscript, ast.Attribute)):
+                    root = _root(target)
+                    if root:
+                        add(root, node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            root = _root(node.func.value)
+            if root and node.func.attr in _FILLS:
+                add(root, node)
+            if _is_globals(node.func.value) and node.func.attr == "update":
+                for keyword in node.keywords:
+                    if keyword.arg:
+                        add(keyword.arg, keyword.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
+            for inner in ast.walk(node) if declared else ():
+                if isinstance(inner, ast.Name) and inner.id in declared:
+                    if isinstance(inner.ctx, ast.Store):
+                        add(inner.id, node)  # the function that writes it
     return found
 
 
-def _forbidden_in_origin(origin: str, forbidden: frozenset[str]) -> str | None:
-    parts = [p for p in origin.split(".") if p]
-    hits = [p for p in parts if p in forbidden]
-    return hits[-1] if hits else None  # the most specific: reference_pair, not feedback
+def _module(sources: Sequence[str]) -> _Module:
+    module, extra = _Module(), _Module()
+    for source in sources:
+        written = _WRITEFILE.match(source)
+        if written:  # a file the notebook writes and may import: read as a module of its own
+            tree = _parse(source[written.end() :])
+            if tree is not None:
+                name = written.group(1).replace("\\", "/").rsplit("/", 1)[-1]
+                module.written.setdefault(name, []).append(tree)
+            continue
+        tree = _parse(source)
+        if tree is not None:
+            module.bindings.update(_cell(tree, extra))  # the last cell to bind a name wins
+            module.star += extra.star
+            extra.star = []
+    for name, more in extra.bindings.items():
+        module.bindings.setdefault(name, []).extend(more)
+    return module
 
 
-def _uses(node: ast.AST, forbidden: frozenset[str]) -> tuple[str | None, list[str]]:
-    """(a forbidden name `node` spells, or None; the names it loads and does not bind, in the
-    order of the source)."""
+def _hit(origin: str, forbidden: frozenset[str]) -> str | None:
+    """The forbidden name an origin such as ``course_lib.feedback.reference_pair`` reaches."""
+    parts = origin.split(".")
+    hits = [p for p in parts[1:] if p in forbidden] if parts[0] == "course_lib" else []
+    return hits[-1] if hits else None  # the most specific: decide, not SPEC, in SPEC.decide
+
+
+def _origin(node: ast.AST, local: dict[str, str], module: _Module) -> str | None:
+    """Where an expression comes from when it is an imported module or one of its names."""
+    if isinstance(node, ast.Name):
+        if node.id in local:
+            return local[node.id]
+        return next((b for b in module.bindings.get(node.id, ()) if isinstance(b, str)), None)
+    if isinstance(node, ast.Attribute):
+        base = _origin(node.value, local, module)
+        return f"{base}.{node.attr}" if base else None
+    if isinstance(node, ast.Subscript) and _root(node) == "sys":  # sys.modules["course_lib"]
+        key = node.slice
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    if isinstance(node, ast.Call) and node.args:
+        name = (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        )
+        text = [
+            a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        ]
+        if name in _IMPORTERS and text:
+            return text[0]
+        if name == "getattr" and len(node.args) > 1 and text:
+            base = _origin(node.args[0], local, module)
+            return f"{base}.{text[0]}" if base else None
+    return None
+
+
+def _uses(node: ast.AST, rule: Rule, module: _Module) -> tuple[str | None, list[str]]:
+    """(a forbidden name `node` reaches, or None; the names it loads and does not bind, in
+    the order of the source)."""
     stored = {
         n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
     }
     stored |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in _args(n)}
-    loads: list[ast.Name] = []
+    local: dict[str, str] = {}
     hit = None
+    for item in ast.walk(node):  # imports inside the code
+        if isinstance(item, (ast.Import, ast.ImportFrom)):
+            for name, origin in _imported(item):
+                local[name] = origin
+                hit = hit or _hit(origin, rule.forbidden) or _written(origin, rule, module)
+    loads: list[ast.Name] = []
     for item in ast.walk(node):
         if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
             loads.append(item)
-        elif isinstance(item, ast.Attribute) and item.attr in forbidden:
-            hit = hit or item.attr
-        elif isinstance(item, ast.Constant) and isinstance(item.value, str):
-            hit = hit or _forbidden_in_origin(item.value, forbidden)
-        elif isinstance(item, ast.Import):
-            for alias in item.names:
-                hit = hit or _forbidden_in_origin(alias.name, forbidden)
-        elif isinstance(item, ast.ImportFrom):
-            for alias in item.names:
-                hit = hit or _forbidden_in_origin(f"{item.module or ''}.{alias.name}", forbidden)
+        elif isinstance(item, (ast.Attribute, ast.Call, ast.Subscript)):
+            found = _origin(item, local, module)
+            hit = hit or (_hit(found, rule.forbidden) if found else None)
+        if isinstance(item, ast.Call) and getattr(item.func, "id", "") == "getattr":
+            names = [a.value for a in item.args[1:2] if isinstance(a, ast.Constant)]
+            hit = hit or next((n for n in names if n in rule.forbidden), None)
     loads.sort(key=lambda n: (n.lineno, n.col_offset))
     return hit, [n for n in dict.fromkeys(n.id for n in loads) if n not in stored]
 
@@ -176,27 +309,41 @@ def _args(arguments: ast.arguments) -> list[ast.arg]:
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
 
 
+def _written(origin: str, rule: Rule, module: _Module) -> str | None:
+    """A forbidden name used anywhere in a file the notebook wrote and imports (`origin`)."""
+    trees = module.written.get(origin.lstrip(".").split(".")[0], [])
+    inner = _Module(written={})  # a written file cannot lead back into the notebook
+    for tree in trees:
+        for name, more in _cell(tree, inner).items():
+            inner.bindings.setdefault(name, []).extend(more)
+    return next((h for t in trees if (h := _uses(t, rule, inner)[0])), None)
+
+
 def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
-    """The forbidden name the answer to `rule`'s part reaches in these code cells, or None."""
-    trees = [t for t in (_parse(s) for s in sources) if t is not None]
-    bindings = _bindings(trees)
+    """The forbidden name the answer to `rule`'s part reaches in these code cells, or None.
+
+    Raises whatever the reading of pathological code raises (RecursionError, MemoryError):
+    `apply_rules` turns that into a note."""
+    module = _module(sources)
     todo, seen = deque([rule.target]), set()
     while todo:  # breadth first, in the order of the source: the name reported is the first used
         name = todo.popleft()
         if name in seen:
             continue
         seen.add(name)
-        if name not in bindings:
-            if name in rule.forbidden:  # bound by a star import
+        if name not in module.bindings:
+            if name in rule.forbidden and any(
+                _hit(f"{m}.{name}", rule.forbidden) for m in module.star
+            ):
                 return name
             continue
-        for binding in bindings[name]:
+        for binding in module.bindings[name]:
             if isinstance(binding, str):
-                hit = _forbidden_in_origin(binding, rule.forbidden)
+                hit = _hit(binding, rule.forbidden) or _written(binding, rule, module)
                 if hit:
                     return hit
                 continue
-            hit, loads = _uses(binding, rule.forbidden)
+            hit, loads = _uses(binding, rule, module)
             if hit:
                 return hit
             todo.extend(n for n in loads if n not in seen)
@@ -204,21 +351,32 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
 
 
 def apply_rules(result: ExerciseResult, exercise: Exercise, sources: Sequence[str]) -> None:
-    """Score 0 every case of a part whose answer uses a forbidden name, with a note saying why."""
+    """Flag for review a part whose answer seems to use a forbidden name, or cannot be read.
+
+    Points are never taken away: a static reading can be wrong both ways. The exercise's status
+    becomes "review" (unless a more serious one is set) and a note says why, kindly, since the
+    learner reads it too."""
+    size = sum(len(s) for s in sources)
     for rule in RULES:
-        if rule.exercise != exercise.number:
-            continue
         cases = [c for c in result.cases if c.id.startswith(rule.part + ".")]
-        name = find_shortcut(sources, rule) if cases else None
-        if name is None:
+        earned = round(sum(c.points for c in cases), 2)
+        if rule.exercise != exercise.number or not earned:  # no points, nothing to trust
             continue
-        total = round(sum(c.max_points for c in cases), 2)
+        if size > MAX_SOURCE_CHARS:  # bounded time and memory, whatever the notebook holds
+            what = (
+                f"code could not be checked ({size:,} characters, more than {MAX_SOURCE_CHARS:,})"
+            )
+        else:
+            try:
+                name = find_shortcut(sources, rule)
+            except Exception as exc:  # noqa: BLE001 - pathological code must not stop the grader
+                name, what = "", f"code could not be read by the check ({type(exc).__name__})"
+            if name is None:
+                continue
+            what = what if not name else f"answer appears to use {rule.what} (`{name}`)"
         result.notes.append(
-            f"part {rule.part} calls {rule.what} (`{name}`) instead of writing {rule.task}: "
-            f"0 of {total:g}; write {rule.task} yourself, as the part asks"
+            f"part {rule.part}'s {what}; the part asks you to write {rule.task} yourself, so your "
+            f"instructor will read it before trusting its {earned:g} points"
         )
-        for case in cases:
-            case.status, case.points = "failed", 0.0
-            case.detail = f"calls `{name}` from the course library"
-            case.feedback = f"uses `{name}` from the course instead of your own code"
-            case.hint = f"write {rule.task} yourself, as the part asks"
+        if result.status == "graded":
+            result.status = REVIEW
