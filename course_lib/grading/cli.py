@@ -159,15 +159,27 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
     return [Path(f).absolute() for f in folders]
 
 
-def _compile_course() -> None:
+def _compile_course(package: Path | None = None) -> None:
     """Write course_lib's bytecode once, here: kernels see the package read-only (or may not write
-    bytecode), so without it every kernel would compile the modules it imports again."""
+    bytecode), so without it every kernel would compile the modules it imports again.
+
+    First remove bytecode whose source is gone (a `__pycache__` entry of a deleted module, or a
+    sourceless `.pyc`): a kernel sees these folders, and a deleted module's bytecode may hold what
+    it should not (hidden cases did, once)."""
     import compileall
 
     import course_lib
 
+    folder = package or Path(course_lib.__file__).parent
+    for pyc in folder.rglob("*.pyc"):
+        home = pyc.parent.parent if pyc.parent.name == "__pycache__" else None
+        if home is None or not (home / f"{pyc.name.split('.')[0]}.py").is_file():
+            try:
+                pyc.unlink()
+            except OSError as exc:
+                print(f"warning: cannot remove stale bytecode {pyc}: {exc}", file=sys.stderr)
     with contextlib.redirect_stdout(io.StringIO()):
-        compileall.compile_dir(os.path.dirname(course_lib.__file__), quiet=2, workers=1)
+        compileall.compile_dir(str(folder), quiet=2, workers=1)
 
 
 def _announce(isolation: Isolation) -> None:
