@@ -278,3 +278,28 @@ def test_a_part_that_earned_nothing_is_not_flagged():
     result, exercise = _part_result(EX2, status="failed")
     apply_rules(result, exercise, [CHEATS_2B["decide"]])
     assert result.status == "graded" and not result.notes
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [  # one function writes 6,000 globals the answer reads: 262 s when each was read anew
+            "def F():\n    global " + ", ".join(f"g{i}" for i in range(6000)) + "\n"
+            + "".join(f"    g{i} = 1\n" for i in range(6000)),
+            "def predict(a, t):\n    return [" + ", ".join(f"g{i}" for i in range(6000)) + "]\n",
+        ],
+        # long attribute chains: each link resolved once (9.5 s before), or unreadable
+        ["import course_lib\ndef predict(a, t):\n" + "".join(f"    x{i} = a{'.a' * 900}\n" for i in range(100))],
+    ],
+    ids=["many globals", "long chains"],
+)
+def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
+    import time
+
+    from course_lib.grading.shortcuts import apply_rules
+
+    result, exercise = _part_result(EX2)
+    started = time.monotonic()
+    apply_rules(result, exercise, cells)
+    assert time.monotonic() - started < 5
+    assert all(c.status == "passed" for c in result.cases)

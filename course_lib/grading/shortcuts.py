@@ -249,14 +249,26 @@ def _hit(origin: str, forbidden: frozenset[str]) -> str | None:
     return hits[-1] if hits else None  # the most specific: decide, not SPEC, in SPEC.decide
 
 
-def _origin(node: ast.AST, local: dict[str, str], module: _Module) -> str | None:
-    """Where an expression comes from when it is an imported module or one of its names."""
+def _origin(
+    node: ast.AST, local: dict[str, str], module: _Module, memo: dict[int, str | None]
+) -> str | None:
+    """Where an expression comes from when it is an imported module or one of its names.
+
+    `memo` holds what is already known, so a long chain such as a.b.c... costs its length once."""
+    if id(node) not in memo:
+        memo[id(node)] = _resolve(node, local, module, memo)
+    return memo[id(node)]
+
+
+def _resolve(
+    node: ast.AST, local: dict[str, str], module: _Module, memo: dict[int, str | None]
+) -> str | None:
     if isinstance(node, ast.Name):
         if node.id in local:
             return local[node.id]
         return next((b for b in module.bindings.get(node.id, ()) if isinstance(b, str)), None)
     if isinstance(node, ast.Attribute):
-        base = _origin(node.value, local, module)
+        base = _origin(node.value, local, module, memo)
         return f"{base}.{node.attr}" if base else None
     if isinstance(node, ast.Subscript) and _root(node) == "sys":  # sys.modules["course_lib"]
         key = node.slice
@@ -271,7 +283,7 @@ def _origin(node: ast.AST, local: dict[str, str], module: _Module) -> str | None
         if name in _IMPORTERS and text:
             return text[0]
         if name == "getattr" and len(node.args) > 1 and text:
-            base = _origin(node.args[0], local, module)
+            base = _origin(node.args[0], local, module, memo)
             return f"{base}.{text[0]}" if base else None
     return None
 
@@ -284,6 +296,7 @@ def _uses(node: ast.AST, rule: Rule, module: _Module) -> tuple[str | None, list[
     }
     stored |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in _args(n)}
     local: dict[str, str] = {}
+    memo: dict[int, str | None] = {}
     hit = None
     for item in ast.walk(node):  # imports inside the code
         if isinstance(item, (ast.Import, ast.ImportFrom)):
@@ -295,7 +308,7 @@ def _uses(node: ast.AST, rule: Rule, module: _Module) -> tuple[str | None, list[
         if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
             loads.append(item)
         elif isinstance(item, (ast.Attribute, ast.Call, ast.Subscript)):
-            found = _origin(item, local, module)
+            found = _origin(item, local, module, memo)
             hit = hit or (_hit(found, rule.forbidden) if found else None)
         if isinstance(item, ast.Call) and getattr(item.func, "id", "") == "getattr":
             names = [a.value for a in item.args[1:2] if isinstance(a, ast.Constant)]
@@ -325,7 +338,7 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
     Raises whatever the reading of pathological code raises (RecursionError, MemoryError):
     `apply_rules` turns that into a note."""
     module = _module(sources)
-    todo, seen = deque([rule.target]), set()
+    todo, seen, scanned = deque([rule.target]), set(), set()
     while todo:  # breadth first, in the order of the source: the name reported is the first used
         name = todo.popleft()
         if name in seen:
@@ -343,6 +356,9 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
                 if hit:
                     return hit
                 continue
+            if id(binding) in scanned:  # one function may bind many names: read it once
+                continue
+            scanned.add(id(binding))
             hit, loads = _uses(binding, rule, module)
             if hit:
                 return hit
