@@ -290,8 +290,16 @@ def test_a_part_that_earned_nothing_is_not_flagged():
         ],
         # long attribute chains: each link resolved once (9.5 s before), or unreadable
         ["import course_lib\ndef predict(a, t):\n" + "".join(f"    x{i} = a{'.a' * 900}\n" for i in range(100))],
+        # IPython's reader re-tokenizes the cell per magic: 25,000 magics took 188 s
+        ["%time x\n" * 25_000],
+        ["a?\n" * 60_000],
+        [  # 3,000 names imported from one written file: the file is read once
+            "%%writefile myrules.py\n" + "".join(f"def f{i}(): pass\n" for i in range(3000)),
+            "".join(f"from myrules import f{i}\n" for i in range(3000))
+            + "def predict(a, t):\n    return [" + ", ".join(f"f{i}" for i in range(3000)) + "]\n",
+        ],
     ],
-    ids=["many globals", "long chains"],
+    ids=["many globals", "long chains", "many magics", "many help marks", "many imports"],
 )
 def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     import time
@@ -303,3 +311,9 @@ def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     apply_rules(result, exercise, cells)
     assert time.monotonic() - started < 5
     assert all(c.status == "passed" for c in result.cases)
+
+
+def test_the_body_of_a_cell_magic_is_read_as_python():
+    cell = "%%time\nfrom course_lib import SPEC, decide\npredict = lambda a, t: decide(SPEC, a)\n"
+    assert find_shortcut([cell], RULE["2b"]) == "decide"
+    assert find_shortcut(["%%bash\necho decide\n"], RULE["2b"]) is None

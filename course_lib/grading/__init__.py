@@ -4,8 +4,9 @@ Modules: `cases` (what a hidden case is, and loading them), `probe` (the cell th
 learner's answer as canonical JSON), `submission` (reading a notebook safely), `kernel` (the
 sandboxed kernel, one cell at a time), `results` (limits, results, judging), `runner` (one
 notebook in one kernel, with time limits), `batch` (a class, a few notebooks at a time),
-`sandbox` (bubblewrap), `shortcuts` (flags for review a "write it yourself" part that seems to
-call the course's reference, found by reading the code cells), `discover` (finding submissions),
+`sandbox` (bubblewrap), `cells` (code cells read as Python, in bounded time), `shortcuts`
+(flags for review a "write it yourself" part that seems to call the course's reference, found by
+reading the code cells), `discover` (finding submissions),
 `report` (gradebook, results, feedback), `cli` (the ``python -m course_lib grade`` command).
 The course's hidden cases are in `hidden/`.
 

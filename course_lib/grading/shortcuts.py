@@ -26,12 +26,12 @@ Introduced in: docs/instructor.md
 from __future__ import annotations
 
 import ast
-import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .cases import Exercise
+from .cells import TRANSFORM_BUDGET, Unreadable, parse_cell, written_file
 from .results import ExerciseResult
 
 __all__ = ["MAX_SOURCE_CHARS", "REVIEW", "RULES", "Rule", "apply_rules", "find_shortcut"]
@@ -79,29 +79,8 @@ RULES = (
     ),
 )
 
-_WRITEFILE = re.compile(r"\A\s*%%(?:writefile|file)\s+(?:-a\s+)?(\S+?)(?:\.py)?\s*\n")
 _FILLS = frozenset({"update", "append", "extend", "insert", "add", "setdefault", "__setitem__"})
 _IMPORTERS = frozenset({"__import__", "import_module"})
-
-
-def _parse(source: str) -> ast.Module | None:
-    """A code cell as an AST (IPython syntax such as magics turned into Python), or None.
-
-    Only a cell that is not Python gives None; anything else (RecursionError, MemoryError)
-    propagates to `apply_rules`, which flags the part as unreadable."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        source = TransformerManager().transform_cell(source)
-    except (ImportError, SyntaxError, ValueError):  # without IPython, or a cell it cannot read
-        pass
-    try:
-        tree = compile(
-            source, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-        )
-    except (SyntaxError, ValueError):
-        return None
-    return tree if isinstance(tree, ast.Module) else None
 
 
 # A module-level name is bound to code (a def, a class, a value) or to an imported origin.
@@ -115,6 +94,7 @@ class _Module:
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     star: list[str] = field(default_factory=list)  # modules imported with *
     written: dict[str, list[ast.Module]] = field(default_factory=dict)  # %%writefile name.py
+    verdicts: dict[str, str | None] = field(default_factory=dict)  # per written file, once
 
 
 def _scope(node: ast.AST) -> Iterator[ast.AST]:
@@ -223,16 +203,15 @@ def _cell(tree: ast.Module, into: _Module) -> dict[str, list[Binding]]:
 
 
 def _module(sources: Sequence[str]) -> _Module:
-    module, extra = _Module(), _Module()
+    module, extra, budget = _Module(), _Module(), [TRANSFORM_BUDGET]
     for source in sources:
-        written = _WRITEFILE.match(source)
+        written = written_file(source)
         if written:  # a file the notebook writes and may import: read as a module of its own
-            tree = _parse(source[written.end() :])
+            tree = parse_cell(written[1], budget)
             if tree is not None:
-                name = written.group(1).replace("\\", "/").rsplit("/", 1)[-1]
-                module.written.setdefault(name, []).append(tree)
+                module.written.setdefault(written[0], []).append(tree)
             continue
-        tree = _parse(source)
+        tree = parse_cell(source, budget)
         if tree is not None:
             module.bindings.update(_cell(tree, extra))  # the last cell to bind a name wins
             module.star += extra.star
@@ -324,12 +303,15 @@ def _args(arguments: ast.arguments) -> list[ast.arg]:
 
 def _written(origin: str, rule: Rule, module: _Module) -> str | None:
     """A forbidden name used anywhere in a file the notebook wrote and imports (`origin`)."""
-    trees = module.written.get(origin.lstrip(".").split(".")[0], [])
-    inner = _Module(written={})  # a written file cannot lead back into the notebook
-    for tree in trees:
-        for name, more in _cell(tree, inner).items():
-            inner.bindings.setdefault(name, []).extend(more)
-    return next((h for t in trees if (h := _uses(t, rule, inner)[0])), None)
+    name = origin.lstrip(".").split(".")[0]
+    trees = module.written.get(name, [])
+    if trees and name not in module.verdicts:
+        inner = _Module()  # a written file cannot lead back into the notebook
+        for tree in trees:
+            for bound, more in _cell(tree, inner).items():
+                inner.bindings.setdefault(bound, []).extend(more)
+        module.verdicts[name] = next((h for t in trees if (h := _uses(t, rule, inner)[0])), None)
+    return module.verdicts.get(name)
 
 
 def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
@@ -386,7 +368,8 @@ def apply_rules(result: ExerciseResult, exercise: Exercise, sources: Sequence[st
             try:
                 name = find_shortcut(sources, rule)
             except Exception as exc:  # noqa: BLE001 - pathological code must not stop the grader
-                name, what = "", f"code could not be read by the check ({type(exc).__name__})"
+                why = str(exc) if isinstance(exc, Unreadable) else type(exc).__name__
+                name, what = "", f"code could not be read by the check ({why})"
             if name is None:
                 continue
             what = what if not name else f"answer appears to use {rule.what} (`{name}`)"
