@@ -185,6 +185,14 @@ def _compile_course(package: Path | None = None) -> None:
 def _announce(isolation: Isolation) -> None:
     if isolation.isolated:
         print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            print(
+                f"WARNING: grading as root: the limit of {isolation.limits.processes} processes "
+                "per kernel does not apply to root, so a fork bomb in a submission can slow or "
+                "stop this machine. Grade as an ordinary user (the other limits and the sandbox "
+                "still apply).",
+                file=sys.stderr,
+            )
         return
     banner = "!" * 78
     print(

@@ -112,9 +112,16 @@ class Kernel:
         self.private = tempfile.mkdtemp(prefix="course-grade-")
         self.workdir = os.path.join(self.private, "work")
         os.mkdir(self.workdir)
-        self.stderr_path = os.path.join(self.private, "stderr.log")
+        # The kernel's stderr: a file with no name, read back only through this handle, so
+        # nothing the kernel plants (a symlink, a FIFO) is ever opened by the grader.
+        self.stderr = tempfile.TemporaryFile(dir=self.private)
+        # Under bubblewrap the kernel can write only in ipc/ (its sockets) of this folder; the
+        # connection file is bound read-only.
+        ipcdir = os.path.join(self.private, "ipc")
+        os.mkdir(ipcdir)
+        connection_file = os.path.join(self.private, "kernel.json")
         spec = KernelSpec(
-            argv=kernel_command(isolation, self.private, resources),
+            argv=kernel_command(isolation, ipcdir, resources, connection_file),
             display_name="course grading",
             language="python",
             # Under bubblewrap the kernel is in its own session: a signal to the sandbox's process
@@ -125,26 +132,25 @@ class Kernel:
             kernel_name="course-grading",
             kernel_spec_manager=_OneSpec(spec),
             transport="ipc",
-            ip=os.path.join(self.private, "k"),
-            connection_file=os.path.join(self.private, "kernel.json"),
+            ip=os.path.join(ipcdir, "k"),
+            connection_file=connection_file,
             log=KERNEL_LOG,
         )
         self.client: GradingClient | None = None
         self.closed = False
 
     async def start(self, nb: Any, probe_cells: set[int], limits: Limits) -> GradingClient:
-        with open(self.stderr_path, "wb") as stderr:
-            await self.km.start_kernel(
-                cwd=self.private if self.isolation.isolated else self.workdir,
-                env=kernel_env(self.isolation, self.private),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                extra_arguments=[
-                    "--HistoryManager.hist_file=:memory:",
-                    "--InteractiveShell.colors=nocolor",
-                ],
-            )
+        await self.km.start_kernel(
+            cwd=self.private if self.isolation.isolated else self.workdir,
+            env=kernel_env(self.isolation, self.private),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr,
+            extra_arguments=[
+                "--HistoryManager.hist_file=:memory:",
+                "--InteractiveShell.colors=nocolor",
+            ],
+        )
         self.client = GradingClient(
             nb,
             probe_cells,
@@ -169,12 +175,16 @@ class Kernel:
         return self.client
 
     def stderr_tail(self, chars: int = 300) -> str:
-        """The end of what the kernel wrote to stderr, made safe to print."""
+        """The end of what the kernel wrote to stderr, made safe to print (for the instructor).
+
+        Read through the grader's own handle (never by path), at most 4 * `chars` bytes.
+        """
         try:
-            with open(self.stderr_path, "rb") as handle:
-                handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4 * chars))
-                text = handle.read().decode("utf-8", "replace").strip()
-        except OSError:
+            fd = self.stderr.fileno()
+            size = os.fstat(fd).st_size
+            start = max(0, size - 4 * chars)
+            text = os.pread(fd, size - start, start).decode("utf-8", "replace").strip()
+        except (OSError, ValueError):  # ValueError: the handle is closed
             return ""
         return printable(text[-chars:])
 
@@ -194,6 +204,7 @@ class Kernel:
                 await self.km.cleanup_resources()
             except Exception:  # noqa: BLE001
                 pass
+            self.stderr.close()
             shutil.rmtree(self.private, ignore_errors=True)
 
 

@@ -68,6 +68,8 @@ def student_row(
             )
         else:
             all_notes += [f"{result.exercise}: {n}" for n in said]
+    # What the kernel said (its stderr) is for the instructor only: the gradebook and the JSONL.
+    all_notes += [f"{r.exercise}: kernel stderr: {t}" for r in results for t in r.kernel_log]
     row["notes"] = printable(" | ".join(all_notes))
     row["seconds"] = f"{sum(r.seconds for r in results):.1f}"
     return row
@@ -81,10 +83,28 @@ def _replace(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _inert(cell: str) -> str:
+    """A cell a spreadsheet shows as text: one starting = + - @ tab or CR gets a leading '.
+
+    Student names and notes come from submissions; a name such as =HYPERLINK(...) would
+    otherwise be a live formula when the gradebook is opened. Numbers are left as they are.
+    """
+    if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(cell)
+        except ValueError:
+            return "'" + cell
+    return cell
+
+
 def write_gradebook(
     path: Path, rows: Iterable[dict[str, str]], exercises: dict[str, Exercise]
 ) -> None:
-    """Write the gradebook: one row per student (csv.DictWriter, so commas in names are safe)."""
+    """Write the gradebook: one row per student (csv.DictWriter, so commas in names are safe).
+
+    A cell that a spreadsheet would read as a formula is written with a leading ' (the results
+    JSONL keeps the exact text).
+    """
     import io
 
     fields = ["student", *exercises, "total", "max", "status", "notes", "seconds"]
@@ -92,7 +112,7 @@ def write_gradebook(
     writer = csv.DictWriter(buffer, fieldnames=fields)
     writer.writeheader()
     for row in rows:
-        writer.writerow(row)
+        writer.writerow({k: _inert(v) for k, v in row.items()})
     _replace(Path(path), buffer.getvalue())
 
 

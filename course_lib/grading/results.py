@@ -67,6 +67,9 @@ class ExerciseResult:
     max_score: float
     cases: list[CaseResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Text the kernel produced (its stderr): the student's code chose it, and while a probe runs
+    # it can see that probe's inputs, so it goes to the instructor's files, never to feedback.
+    kernel_log: list[str] = field(default_factory=list)
     seconds: float = 0.0
     sha256: str = ""
     path: str = ""

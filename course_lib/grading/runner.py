@@ -246,7 +246,8 @@ async def grade_notebook(
                 client = await asyncio.wait_for(kernel.start(nb, probe_cells, limits), timeout=90)
             except asyncio.TimeoutError:
                 result.status = "kernel died"
-                result.notes.append("the kernel did not start within 90 s" + _said(kernel))
+                result.notes.append("the kernel did not start within 90 s")
+                result.kernel_log += [t for t in [kernel.stderr_tail()] if t]
                 break
             await run_cell(client, nb, warm_index, 90)
             clock = time.monotonic()  # each run gets the budget afresh
@@ -275,7 +276,7 @@ async def grade_notebook(
                     break
                 tail = kernel.stderr_tail()
                 if tail:
-                    result.notes.append(f"kernel stderr: {tail}")
+                    result.kernel_log.append(tail)
                 if attempt < MAX_ATTEMPTS and len(judged) < len(exercise.cases):
                     result.notes.append(
                         "ran the notebook again in a fresh kernel for the remaining cases"

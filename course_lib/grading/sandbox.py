@@ -8,8 +8,9 @@ bubblewrap each kernel gets:
   folder the grader was started from; ``course_lib/grading/`` (the hidden cases) is left out
   of the view, so importing it fails, and ``solutions/``, the instructor's ``--cases`` and
   output folders and the submissions folder are covered by empty folders;
-* a private, size-limited ``/tmp`` holding its HOME, TMPDIR, IPYTHONDIR and working folder,
-  gone when the kernel ends;
+* a read-only root (``--remount-ro /`` after the binds): it can write only to a private,
+  size-limited ``/tmp`` holding its HOME, TMPDIR, IPYTHONDIR and working folder, gone when
+  the kernel ends, and to the folder of its IPC sockets; its connection file is read-only;
 * no network, its own PID, IPC and UTS namespaces, a new session (no terminal to write to),
   a cleared environment, and ``--die-with-parent``: when the grader ends, every process of
   the submission ends with it;
@@ -115,7 +116,9 @@ def _supports_size(bwrap: str) -> bool:
 
 def _try(bwrap: str) -> str:
     """Run `true` in a sandbox like the kernels'; return "" when it works, else the problem."""
-    argv = [bwrap, *_base_args(bwrap, ResourceLimits()), "--", "/bin/sh", "-c", "true"]
+    limits = ResourceLimits()
+    argv = [bwrap, *_base_args(bwrap, limits), *_writable_args(bwrap, limits)]
+    argv += ["--", "/bin/sh", "-c", "true"]
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
@@ -167,11 +170,28 @@ def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
         args += ["--ro-bind-try", path, path]
     for name in _ETC:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    if _supports_size(bwrap):
-        args += ["--size", str(limits.tmp_bytes)]
-    args += ["--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK, "--chdir", _WORK]
-    return args
+    return [*args, "--proc", "/proc", "--dev", "/dev"]
+
+
+def _writable_args(
+    bwrap: str, limits: ResourceLimits, ipcdir: str = "", conn: str = ""
+) -> list[str]:
+    """Make everything read-only, then add the only writable places: the private tmpfs and
+    (for the kernel's sockets) `ipcdir`; `conn`, the connection file, is bound read-only.
+
+    ``--remount-ro /`` also covers every mount below it, so the tmpfs and the socket folder are
+    mounted after it; their mount points are made before it, while the root can still change.
+    """
+    before = ["--dir", _TMP]
+    after = ["--size", str(limits.tmp_bytes)] if _supports_size(bwrap) else []
+    after += ["--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK]
+    if ipcdir:
+        before += ["--dir", ipcdir]
+        after += ["--bind", ipcdir, ipcdir]
+    if conn:
+        before += ["--ro-bind", conn, conn]
+        after += ["--ro-bind", conn, conn]
+    return [*before, "--remount-ro", "/", "--remount-ro", "/dev", *after, "--chdir", _WORK]
 
 
 def _course_package() -> str:
@@ -253,9 +273,16 @@ def hidden_paths(isolation: Isolation, trees: list[str]) -> list[str]:
 
 
 def kernel_command(
-    isolation: Isolation, ipcdir: str, limits: ResourceLimits | None = None
+    isolation: Isolation,
+    ipcdir: str,
+    limits: ResourceLimits | None = None,
+    connection_file: str = "",
 ) -> list[str]:
-    """The kernel's argv (with jupyter_client's ``{connection_file}`` placeholder)."""
+    """The kernel's argv (with jupyter_client's ``{connection_file}`` placeholder).
+
+    Under bubblewrap the kernel sees `connection_file` read-only and can write only to its
+    private tmpfs and to `ipcdir`, where its sockets go (the grader opens no file there).
+    """
     limits = limits or isolation.limits
     caps = [
         ("RLIMIT_AS", limits.memory_bytes),
@@ -291,7 +318,7 @@ def kernel_command(
             args += ["--tmpfs", path]
         else:
             args += ["--ro-bind", "/dev/null", path]
-    args += ["--bind", ipcdir, ipcdir]
+    args += _writable_args(isolation.bwrap, limits, ipcdir, connection_file)
     for name, value in kernel_env(isolation, ipcdir).items():
         args += ["--setenv", name, value]
     return [*args, "--", *python]
