@@ -307,18 +307,24 @@ def kernel_command(
         return python
     args = [isolation.bwrap, *_base_args(isolation.bwrap, limits)]
     trees = _python_trees()
+    view: list[str] = []  # what the kernel sees of the course environment, read-only
     for tree in trees:
-        args += ["--ro-bind", tree, tree]
+        view += ["--ro-bind", tree, tree]
     package = _course_package()
-    args += _package_without_grading(package)
+    view += _package_without_grading(package)
     for path in hidden_paths(isolation, [*trees, *_SYSTEM, package]):
         if _inside(path, os.path.join(package, "grading")):
             continue
         if os.path.isdir(path):
-            args += ["--tmpfs", path]
+            view += ["--tmpfs", path]
         else:
-            args += ["--ro-bind", "/dev/null", path]
+            view += ["--ro-bind", "/dev/null", path]
+    args += view
     args += _writable_args(isolation.bwrap, limits, ipcdir, connection_file)
+    if any(_inside(tree, _TMP) for tree in [*trees, package]):
+        # The private tmpfs on /tmp hides a course or environment kept under /tmp (a clone
+        # in /tmp, as CI makes): show it again, read-only, on top of the tmpfs.
+        args += view
     for name, value in kernel_env(isolation, ipcdir).items():
         args += ["--setenv", name, value]
     return [*args, "--", *python]
