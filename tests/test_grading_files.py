@@ -267,3 +267,27 @@ def test_the_kernel_sees_course_lib_without_grading_and_never_the_working_folder
     argv = [*argv[: argv.index("--") + 1], sys.executable, "-c", code]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.stdout.split() == ["True", "False", "True", "False"], done.stderr[-2000:]
+
+
+def test_an_environment_kept_under_tmp_stays_visible_to_the_kernel(tmp_path, monkeypatch):
+    """A CI clone lives in /tmp, and its venv with it: the kernel's private /tmp must not hide it."""
+    try:
+        isolation = choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    env = Path("/tmp") / f"course-env-{os.getpid()}"
+    env.mkdir(exist_ok=True)
+    marker = env / "site.txt"
+    marker.write_text("installed\n")
+    (tmp_path / "ipc").mkdir()
+    real = sandbox._python_trees
+    monkeypatch.setattr(sandbox, "_python_trees", lambda: [*real(), str(env)])
+    try:
+        argv = sandbox.kernel_command(isolation, str(tmp_path / "ipc"))
+        code = f"import os; print(os.path.exists({str(marker)!r}), os.access({str(env)!r}, os.W_OK))"
+        argv = [*argv[: argv.index("--") + 1], sys.executable, "-c", code]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    finally:
+        marker.unlink()
+        env.rmdir()
+    assert done.stdout.split() == ["True", "False"], done.stderr[-2000:]
