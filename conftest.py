@@ -12,6 +12,7 @@ os.environ.setdefault("TZ", "UTC")
 
 
 def pytest_collectstart(collector):
-    # Server logs and library warnings go to stderr; what a lesson teaches is on stdout and in results.
+    # Server logs and library warnings go to stderr;
+    # what a lesson teaches is on stdout and in results.
     if getattr(collector, "path", None) is not None and collector.path.suffix == ".ipynb":
         collector.skip_compare += ("stderr",)

@@ -28,7 +28,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.__main__ import main as course_main  # noqa: E402
+from course_tools.__main__ import main as course_main  # noqa: E402
 
 EXERCISES = [
     "01_annotate_tools",

@@ -3,9 +3,9 @@
 Usage: python benchmarks/bench_hub.py [--users 30] [--proxy PATH] [--keep DIR]
 
 Needs the `.[hub]` extra and configurable-http-proxy (docs/hub.md). Writes a hub with
-`course_lib.hub.config` into a temporary folder, listening on 127.0.0.1 only, starts it,
+`course_tools.hub.config` into a temporary folder, listening on 127.0.0.1 only, starts it,
 prestarts every learner's server through the REST API, then has every learner run lesson 00 at
-once over the kernel protocol (`course_lib.hub.learner`: a session, the notebook read through
+once over the kernel protocol (`course_tools.hub.learner`: a session, the notebook read through
 the contents API, one execute_request per code cell), and stops everything.
 
 Prints: time until every server is up, time until every learner has finished lesson 00 (from
@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.hub.config import HubSettings, learner_names, write  # noqa: E402
-from course_lib.hub.learner import run_notebook  # noqa: E402
-from course_lib.hub.prestart import prestart  # noqa: E402
-from course_lib.hub.process import RunningHub, descendants, free_port  # noqa: E402
-from course_lib.hub.requirements import find_proxy, missing  # noqa: E402
+from course_tools.hub.config import HubSettings, learner_names, write  # noqa: E402
+from course_tools.hub.learner import run_notebook  # noqa: E402
+from course_tools.hub.prestart import prestart  # noqa: E402
+from course_tools.hub.process import RunningHub, descendants, free_port  # noqa: E402
+from course_tools.hub.requirements import find_proxy, missing  # noqa: E402
 
 LESSON = "notebooks/00_start_here.ipynb"
 TARGET_SECONDS = 120

@@ -12,8 +12,8 @@ import argparse
 import sys
 import time
 
-from course_lib.measure.claude_code import measure_claude_code
-from course_lib.measure.run import PLAN, find_cli
+from course_tools.measure.claude_code import measure_claude_code
+from course_tools.measure.run import PLAN, find_cli
 
 
 def main() -> int:

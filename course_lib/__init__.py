@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "CODEX_EXEC": "clients",
     "CURSOR_ASK": "policy",
     "Decision": "decisions",
+    "measured_table": "measured",
     "IgnoreHintsPolicy": "policy",
     "POLICIES": "clients",
     "Policy": "policy",

@@ -13,17 +13,17 @@ import sys
 COMMANDS: dict[str, str] = {
     "serve": "course_lib.serve",
     "inspect": "course_lib.inspect_cmd",
-    "grade": "course_lib.grading.cli",
-    "hub": "course_lib.hub.cli",
-    "measure-client": "course_lib.measure.cli",
 }
+
+# The instructor's and operator's tools moved to course_tools: the old spellings name the new one.
+MOVED = ("grade", "hub", "measure-client")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the parser; with `only`, import just that command (a server must start fast)."""
     parser = argparse.ArgumentParser(
         prog="python -m course_lib",
-        description="Tools of the MCP tool-annotations course.",
+        description="The MCP tool-annotations course: serve a demo server, inspect a server.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module_name in COMMANDS.items():
@@ -39,6 +39,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in MOVED:
+        print(
+            f"'python -m course_lib {argv[0]}' is now 'python -m course_tools {argv[0]}'",
+            file=sys.stderr,
+        )
+        return 2
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
     args = build_parser(only=chosen).parse_args(argv)
     return int(args._run(args) or 0)

@@ -9,7 +9,7 @@ In an exercise notebook a check cell reads ``check("1a", ANNOTATIONS)`` (`check`
 * ``⏳ Part 1a (...): not attempted yet.`` for a stub (`TODO` data or `NotAttempted`),
 
 and returns a `CheckResult`. A visible check covers every item the learner wrote in that
-part; the instructor's grader (`python -m course_lib grade`) checks again with cases of its own.
+part; the instructor's grader (`python -m course_tools grade`) checks again with cases of its own.
 
 Stub convention (what `tools/make_exercises.py` writes into `exercises/`): a function to write
 keeps its signature and its body becomes ``raise NotAttempted()``; data to fill in keeps its

@@ -1,6 +1,6 @@
 """Models of real clients, measured offline: Claude Code (each mode, per version) and Codex.
 
-Measured with ``python -m course_lib measure-client`` (course_lib/data/clients/);
+Measured with ``python -m course_tools measure-client`` (course_lib/data/clients/);
 tests/test_measured_clients.py fails when a model here disagrees with a committed measurement.
 Also here: the ready-made `CLAUDE_CODE_PLAN`, `CLAUDE_CODE_DEFAULT`, `CODEX_EXEC`, and `POLICIES`,
 the standard line-up the lessons compare.
@@ -34,7 +34,7 @@ __all__ = [
 # What each measured Claude Code version does with an MCP call no permission rule matches, per
 # permission mode: (when readOnlyHint is true, otherwise). "classifier": no person is asked; the
 # auto-mode safety classifier (a model request) decides, and the call ran when it approved.
-# Measured offline with `python -m course_lib measure-client claude-code`
+# Measured offline with `python -m course_tools measure-client claude-code`
 # (course_lib/data/clients/);
 # tests/test_measured_clients.py fails when this table and a committed measurement disagree.
 CLAUDE_CODE_MODES: dict[str, dict[str, tuple[str, str]]] = {
@@ -88,7 +88,7 @@ _CC_WHY = {
 class ClaudeCodePolicy(Policy):
     """Claude Code in one permission mode, as measured on one version (no permission rule matching).
 
-    Measured offline (`python -m course_lib measure-client claude-code`, headless ``-p`` mode,
+    Measured offline (`python -m course_tools measure-client claude-code`, headless ``-p`` mode,
     MCP tool search off) on 2.1.197 and 2.1.332 on 2026-11-30; the data is in
     `course_lib/data/clients/`. What a mode does can change between patch versions: 2.1.197's
     plan mode asks about every MCP call, 2.1.332's sends a `readOnlyHint: true` call to the

@@ -9,7 +9,7 @@ one of three shapes (other rules, such as ``Bash(ls)``, do not decide MCP calls)
 * ``mcp__server`` and ``mcp__server__*``: every tool of that server, and no other server's.
 
 What the rules do was measured on Claude Code 2.1.197 and 2.1.332 (`course_lib/data/clients/`,
-``python -m course_lib measure-client claude-code``), and `tests/test_measured_clients.py`
+``python -m course_tools measure-client claude-code``), and `tests/test_measured_clients.py`
 checks this model against every measured cell:
 
 * a matching `deny` rule removes the tool from the tools the model is offered (`Outcome.HIDDEN`),

@@ -16,7 +16,7 @@ from course_lib.exercises.predict import SCENARIOS, STATEMENTS, TRUE_STATEMENTS
 from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
-from course_lib.grading import load_exercises
+from course_tools.grading import load_exercises
 from course_lib.permissions import Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
 from course_lib.rule_judges import FILE_OPS, OTHER_TOOLS

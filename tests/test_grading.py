@@ -17,12 +17,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.__main__ import main
-from course_lib.grading import Case, Exercise, load_exercises
-from course_lib.grading.discover import discover
-from course_lib.grading.probe import make_probe, new_nonce, read_payload
-from course_lib.grading.report import feedback_text, student_row, write_gradebook
-from course_lib.grading.results import ExerciseResult, Limits
+from course_tools.__main__ import main
+from course_tools.grading import Case, Exercise, load_exercises
+from course_tools.grading.discover import discover
+from course_tools.grading.probe import make_probe, new_nonce, read_payload
+from course_tools.grading.report import feedback_text, student_row, write_gradebook
+from course_tools.grading.results import ExerciseResult, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 EX1, EX2, EX3, EX4 = "01_annotate_tools", "02_predict_the_client", "03_break_the_trifecta", "04_catch_the_liar"
@@ -158,7 +158,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     ]
     import logging
 
-    from course_lib.grading.kernel import KERNEL_LOG
+    from course_tools.grading.kernel import KERNEL_LOG
 
     class Keep(logging.Handler):
         def __init__(self) -> None:
@@ -380,7 +380,7 @@ def test_the_self_test_grades_solutions_full_and_blank_exercises_zero(capsys):
 
 
 def test_only_the_exercises_handed_in_count_unless_chosen(tmp_path):
-    from course_lib.grading.cli import _chosen
+    from course_tools.grading.cli import _chosen
 
     exercises = load_exercises()
     (tmp_path / "amy").mkdir()
@@ -395,7 +395,7 @@ def test_only_the_exercises_handed_in_count_unless_chosen(tmp_path):
 
 
 def test_feedback_gives_hints_and_messages_only_for_attempted_cases():
-    from course_lib.grading.results import CaseResult
+    from course_tools.grading.results import CaseResult
 
     exercises = {"01_x": Exercise("01_x", "X", [Case(i, i, "A", "A", lambda v: None) for i in "abcde"])}
     cases = [
@@ -414,7 +414,7 @@ def test_feedback_gives_hints_and_messages_only_for_attempted_cases():
 
 
 def test_a_judge_can_give_the_hint_for_the_way_an_answer_failed():
-    from course_lib.grading.results import judge
+    from course_tools.grading.results import judge
 
     case = Case("x", "x", "A", "A", lambda v: ("the attack still works", "the specific rule"), hint="the general rule", show_detail=True)
     result = judge(case, {"status": "ok", "value": 1})

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import course_lib
-from course_lib.grading.cli import _compile_course
+from course_tools.grading.cli import _compile_course
 
 TAG = sys.implementation.cache_tag
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.__main__ import main
-from course_lib.grading import load_exercises, sandbox
-from course_lib.grading.discover import discover
-from course_lib.grading.report import feedback_names, json_line
-from course_lib.grading.runner import grade_notebook
-from course_lib.grading.submission import Refused, load, read_bounded
-from course_lib.grading.sandbox import Isolation, choose_isolation
+from course_tools.__main__ import main
+from course_tools.grading import load_exercises, sandbox
+from course_tools.grading.discover import discover
+from course_tools.grading.report import feedback_names, json_line
+from course_tools.grading.runner import grade_notebook
+from course_tools.grading.submission import Refused, load, read_bounded
+from course_tools.grading.sandbox import Isolation, choose_isolation
 
 EX1 = "01_annotate_tools"
 NOT_JSON = "{ not json"
@@ -192,8 +192,8 @@ def test_grading_without_isolation_warns_in_the_terminal_and_every_row(tmp_path,
 def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, capsys, exercises):
     import argparse
 
-    from course_lib.grading import cli
-    from course_lib.grading.results import CaseResult, ExerciseResult
+    from course_tools.grading import cli
+    from course_tools.grading.results import CaseResult, ExerciseResult
 
     async def fake_grade_all(submissions, chosen, *args, **kwargs):
         by_student = {}
@@ -245,8 +245,8 @@ def test_the_self_test_says_plainly_when_an_exercise_is_not_blank(monkeypatch, c
     assert f"exercises/{EX1} is not blank" in err and "make_exercises.py" in err
 
 
-def test_the_kernel_sees_course_lib_without_grading_and_never_the_working_folder(tmp_path, monkeypatch):
-    """`python -m course_lib grade` run from HOME puts HOME first on sys.path: it must not be bound."""
+def test_the_kernel_sees_course_lib_but_never_course_tools_or_the_working_folder(tmp_path, monkeypatch):
+    """`python -m course_tools grade` run from HOME puts HOME first on sys.path: it must not be bound."""
     try:
         isolation = choose_isolation("bwrap")
     except ValueError as exc:
@@ -258,7 +258,7 @@ def test_the_kernel_sees_course_lib_without_grading_and_never_the_working_folder
     monkeypatch.syspath_prepend(str(tmp_path))
     code = (
         "import importlib.util, os, course_lib\n"
-        "print(importlib.util.find_spec('course_lib.grading') is None,\n"
+        "print(importlib.util.find_spec('course_tools') is None,\n"
         f"      os.path.exists({str(secret)!r}),\n"
         "      importlib.util.find_spec('course_lib.exercises.predict') is not None,\n"
         "      os.access(os.path.dirname(course_lib.__file__), os.W_OK))\n"

@@ -25,8 +25,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading import load_exercises
-from course_lib.grading.sandbox import choose_isolation
+from course_tools.grading import load_exercises
+from course_tools.grading.sandbox import choose_isolation
 
 ROOT = Path(__file__).resolve().parents[1]
 EX1, EX3 = "01_annotate_tools", "03_break_the_trifecta"
@@ -85,8 +85,8 @@ def _snoop(cases: Path, subs: Path, out: Path, port: int, secret: Path) -> str:
         "    except Exception:\n"
         "        pass\n"
         "_try('solutions', _steal)\n"
-        "_try('hidden cases', lambda: __import__('course_lib.grading.hidden') or True)\n"
-        "_try('grading package', lambda: __import__('course_lib.grading') or True)\n"
+        "_try('hidden cases', lambda: __import__('course_tools.grading.hidden') or True)\n"
+        "_try('grading package', lambda: __import__('course_tools.grading') or True)\n"
         # part 2d's hidden cases (a lying server, an older Claude Code), wherever they are written
         "_try('2d hidden cases', lambda: __import__('course_lib.rules_exercise').rules_exercise.RULE_CASES)\n"
         "_try('2d hidden cases in a visible module', lambda: any(\n"
@@ -228,7 +228,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     argv = [
         sys.executable,
         "-m",
-        "course_lib",
+        "course_tools",
         "grade",
         str(subs),
         "--out",
@@ -387,7 +387,7 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
     )
     _write(tmp_path / "subs" / "lingerer" / f"{EX1}.ipynb", _plus(_nb("exercises", EX1), loop))
     argv = [
-        sys.executable, "-m", "course_lib", "grade", str(tmp_path / "subs"),
+        sys.executable, "-m", "course_tools", "grade", str(tmp_path / "subs"),
         "--out", str(tmp_path / "out" / "gradebook.csv"), "--isolation", "bwrap", "--quiet",
     ]  # fmt: skip
     log = (tmp_path / "grader.log").open("wb")

@@ -17,11 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading import load_exercises
-from course_lib.grading.kernel import Kernel, run_cell
-from course_lib.grading.report import feedback_text, student_row, write_gradebook
-from course_lib.grading.results import ExerciseResult, Limits
-from course_lib.grading.sandbox import choose_isolation
+from course_tools.grading import load_exercises
+from course_tools.grading.kernel import Kernel, run_cell
+from course_tools.grading.report import feedback_text, student_row, write_gradebook
+from course_tools.grading.results import ExerciseResult, Limits
+from course_tools.grading.sandbox import choose_isolation
 
 SECRET = "host-secret-never-in-a-gradebook"
 
@@ -157,8 +157,8 @@ def test_gradebook_cells_never_start_a_formula(tmp_path, start):
 
 @pytest.mark.parametrize("uid", [0, 1000])
 def test_grading_as_root_warns_that_the_process_limit_does_not_apply(monkeypatch, capsys, uid):
-    from course_lib.grading import cli
-    from course_lib.grading.sandbox import Isolation
+    from course_tools.grading import cli
+    from course_tools.grading.sandbox import Isolation
 
     monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
     cli._announce(Isolation("bwrap", "/usr/bin/bwrap"))

@@ -16,9 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.grading import grade_notebook, load_exercises
-from course_lib.grading.report import feedback_text
-from course_lib.grading.shortcuts import RULES, find_shortcut
+from course_tools.grading import grade_notebook, load_exercises
+from course_tools.grading.report import feedback_text
+from course_tools.grading.shortcuts import RULES, find_shortcut
 
 ROOT = Path(__file__).resolve().parents[1]
 EX2, EX4 = "02_predict_the_client", "04_catch_the_liar"
@@ -120,7 +120,7 @@ def test_an_honest_2b_keeps_its_points(tmp_path):
 
 
 def _part_result(name: str, status: str = "passed"):
-    from course_lib.grading.results import CaseResult, ExerciseResult
+    from course_tools.grading.results import CaseResult, ExerciseResult
 
     exercise = load_exercises()[name]
     cases = [
@@ -142,7 +142,7 @@ def _part_result(name: str, status: str = "passed"):
 def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_points(source):
     import time
 
-    from course_lib.grading.shortcuts import apply_rules
+    from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
     started = time.monotonic()
@@ -156,7 +156,7 @@ def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_poi
 
 
 def test_an_error_in_the_check_never_stops_the_notebook(tmp_path, monkeypatch):
-    import course_lib.grading.runner as runner
+    import course_tools.grading.runner as runner
 
     def broken(*args):
         raise RuntimeError("the check broke")
@@ -183,8 +183,8 @@ def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
 
 
 def test_review_is_a_status_the_gradebook_ranks_and_filters():
-    from course_lib.grading.report import student_row
-    from course_lib.grading.results import STATUSES
+    from course_tools.grading.report import student_row
+    from course_tools.grading.results import STATUSES
 
     assert "review" in STATUSES
     assert STATUSES.index("review") < STATUSES.index("missing")
@@ -273,7 +273,7 @@ def test_a_4a_check_stored_in_a_global_by_a_function_is_flagged():
 
 
 def test_a_part_that_earned_nothing_is_not_flagged():
-    from course_lib.grading.shortcuts import apply_rules
+    from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2, status="failed")
     apply_rules(result, exercise, [CHEATS_2B["decide"]])
@@ -304,7 +304,7 @@ def test_a_part_that_earned_nothing_is_not_flagged():
 def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     import time
 
-    from course_lib.grading.shortcuts import apply_rules
+    from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
     started = time.monotonic()

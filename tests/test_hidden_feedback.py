@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from course_lib.grading import load_exercises
+from course_tools.grading import load_exercises
 
 
 def _cases():

@@ -1,4 +1,4 @@
-"""`python -m course_lib hub`: the generated config, collecting from hostile homes, the export.
+"""`python -m course_tools hub`: the generated config, collecting from hostile homes, the export.
 
 No JupyterHub, network or Node.js needed: the config is executed with traitlets' Config (what
 JupyterHub gives it); the hub itself runs in tests/peers/test_hub_class.py.
@@ -18,14 +18,14 @@ from unittest import mock
 import pytest
 from traitlets.config import Config
 
-from course_lib.__main__ import main
-from course_lib.hub import config as hub_config
-from course_lib.hub.api import HubAPI
-from course_lib.hub.collect import Limits, collect
-from course_lib.hub.content import exercise_ids, learner_files, seed_home
-from course_lib.hub.export import ExportError, export, nbgitpuller_link
-from course_lib.hub.prestart import prestart
-from course_lib.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
+from course_tools.__main__ import main
+from course_tools.hub import config as hub_config
+from course_tools.hub.api import HubAPI
+from course_tools.hub.collect import Limits, collect
+from course_tools.hub.content import exercise_ids, learner_files, seed_home
+from course_tools.hub.export import ExportError, export, nbgitpuller_link
+from course_tools.hub.prestart import prestart
+from course_tools.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = exercise_ids(ROOT)
@@ -166,7 +166,7 @@ def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys)
 
 
 def test_config_command_says_what_is_missing(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("course_lib.hub.cli.find_proxy", lambda course, given=None: None)
+    monkeypatch.setattr("course_tools.hub.cli.find_proxy", lambda course, given=None: None)
     monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
     status = main(
         ["hub", "config", "--dir", str(tmp_path / "hub"), "--homes", str(tmp_path / "homes")]

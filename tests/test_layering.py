@@ -1,5 +1,6 @@
-"""Layering: servers import nothing of the course but the sandbox; grading never imports the learner's
-modules; analysis modules never import the connection module; no import cycle."""
+"""Layering: course_lib (the course) never imports course_tools (the instructor's tools); servers
+import nothing of the course but the sandbox; grading never imports the learner's modules; analysis
+modules never import the connection module; no import cycle in either package."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "course_lib"
+TOOLS = ROOT / "course_tools"
+PACKAGES = ("course_lib", "course_tools")
+
+
+def _all_modules() -> list[Path]:
+    return [*LIB.rglob("*.py"), *TOOLS.rglob("*.py")]
 
 # What a learner's notebook imports: the check engine and every exercise module (course_lib.exercises.*).
 LEARNER_MODULES = {"course_lib.checks", "course_lib.exercises"}
-GRADING = "course_lib.grading"
+GRADING = "course_tools.grading"
 ANALYSIS = {
     "annotations", "lint", "policy", "combinations", "legs", "trifecta", "guard", "audit", "tables", "pinning", "feedback"
 }
@@ -35,12 +42,12 @@ def _imports(path: Path) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.startswith("course_lib"):
+            if target.startswith(PACKAGES):
                 found.add(target)
                 found.update(f"{target}.{a.name}" for a in node.names)
         elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("course_lib"))
-    existing = {_module_name(p) for p in LIB.rglob("*.py")}
+            found.update(a.name for a in node.names if a.name.startswith(PACKAGES))
+    existing = {_module_name(p) for p in _all_modules()}
     return {t for t in found if t in existing}
 
 
@@ -50,8 +57,16 @@ def test_servers_import_nothing_of_the_course_but_the_sandbox():
         assert _imports(path) <= allowed | {f"course_lib.servers.{p.stem}" for p in (LIB / "servers").glob("*.py")}, path
 
 
+def test_the_course_never_imports_the_tools():
+    """course_lib is what a learner installs and a graded kernel sees; course_tools may import it,
+    never the other way (and a kernel cannot see course_tools at all)."""
+    bad = {str(p.relative_to(ROOT)): sorted(m for m in _imports(p) if _inside(m, "course_tools"))
+           for p in LIB.rglob("*.py")}
+    assert not {k: v for k, v in bad.items() if v}
+
+
 def test_grading_never_imports_the_learner_modules():
-    for path in (LIB / "grading").rglob("*.py"):
+    for path in (TOOLS / "grading").rglob("*.py"):
         bad = {m for m in _imports(path) if any(m == x or m.startswith(x + ".") for x in LEARNER_MODULES)}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
@@ -70,9 +85,9 @@ def test_learner_modules_never_import_grading():
 
 def test_nothing_outside_grading_imports_grading():
     """The grader's package is hidden from a graded kernel: what lives outside it must not need it
-    (`python -m course_lib grade` reaches it by name, through the command dispatcher)."""
-    for path in LIB.rglob("*.py"):
-        if _inside(_module_name(path), GRADING):
+    (`python -m course_tools grade` reaches it by name, through the command dispatcher)."""
+    for path in _all_modules():
+        if _inside(_module_name(path), GRADING) or _module_name(path) == "course_tools.__main__":
             continue
         bad = {m for m in _imports(path) if _inside(m, GRADING)}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
@@ -82,7 +97,7 @@ def test_no_module_outside_grading_holds_hidden_cases():
     """A hidden case (one the visible self-check does not run) is written only under grading/, which
     the sandbox hides: part 2d's lying-server and older-Claude-Code cases, for instance."""
     from course_lib.exercises import PARTS
-    from course_lib.grading import load_exercises
+    from course_tools.grading import load_exercises
 
     right = {"allow": ["mcp__file-ops__read_file"], "ask": ["mcp__file-ops__append_text",
              "mcp__file-ops__set_value"], "deny": ["mcp__file-ops__delete_file"]}
@@ -90,10 +105,10 @@ def test_no_module_outside_grading_holds_hidden_cases():
     hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2d.")]
     hidden_only = {c.label.split(": ", 1)[1] for c in hidden} - visible
     assert len(hidden_only) >= 4 and len(visible) >= 4
-    outside = {p: p.read_text() for p in LIB.rglob("*.py") if not _inside(_module_name(p), GRADING)}
+    outside = {p: p.read_text() for p in _all_modules() if not _inside(_module_name(p), GRADING)}
     for label in hidden_only:
         holders = [str(p.relative_to(ROOT)) for p, text in outside.items() if label in text]
-        assert not holders, f"hidden case {label!r} is written in {holders}, outside course_lib/grading/"
+        assert not holders, f"hidden case {label!r} is written in {holders}, outside course_tools/grading/"
 
 
 def test_analysis_modules_never_connect():
@@ -106,13 +121,13 @@ KNOWN_LONG: dict[str, int] = {}
 
 
 def test_no_module_is_over_400_lines_beyond_the_known_ones():
-    long = {str(p.relative_to(ROOT)): n for p in LIB.rglob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    long = {str(p.relative_to(ROOT)): n for p in _all_modules() if (n := len(p.read_text().splitlines())) > 400}
     grown = {k: v for k, v in long.items() if v > KNOWN_LONG.get(k, 400)}
     assert not grown, grown
 
 
 def test_the_import_graph_has_no_cycle():
-    graph = {_module_name(p): _imports(p) for p in LIB.rglob("*.py")}
+    graph = {_module_name(p): _imports(p) for p in _all_modules()}
     done: set[str] = set()
 
     def visit(node: str, stack: list[str]) -> None:
@@ -132,8 +147,8 @@ def test_the_import_graph_has_no_cycle():
 def test_only_the_plots_package_draws():
     """matplotlib is imported in course_lib/plots/ only (issue 10: all plotting in one place)."""
     drawing = []
-    for path in LIB.rglob("*.py"):
-        if "plots" in path.relative_to(LIB).parts:
+    for path in _all_modules():
+        if "plots" in path.relative_to(ROOT).parts:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []

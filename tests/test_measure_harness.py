@@ -11,13 +11,13 @@ import urllib.request
 import pytest
 from mcp import Client
 
-from course_lib.__main__ import main
-from course_lib.measure.cli import render
-from course_lib.measure.matrix import Cell, Measurement, Result, committed, committed_files, differences
-from course_lib.measure.profiles import build, file_ops_tools, read_log
-from course_lib.measure.run import PLAN, _classify, _Run
-from course_lib.measure.openai_standin import OpenAIStandIn
-from course_lib.measure.standins import AnthropicStandIn, Script
+from course_tools.__main__ import main
+from course_tools.measure.cli import render
+from course_lib.measured import Cell, Measurement, Result, committed, committed_files, differences
+from course_tools.measure.profiles import build, file_ops_tools, read_log
+from course_tools.measure.run import PLAN, _classify, _Run
+from course_tools.measure.openai_standin import OpenAIStandIn
+from course_tools.measure.standins import AnthropicStandIn, Script
 from course_lib.permissions import Outcome
 
 TOOLS = [{"name": "Bash"}, {"name": "mcp__profiles__read_closed"}, {"name": "mcp__profiles__delete"}]
@@ -188,7 +188,7 @@ def test_a_bad_rule_in_the_learners_settings_is_named_before_anything_runs(tmp_p
 def test_a_real_settings_file_is_measured_by_its_mcp_rules_and_says_how_many_it_ignored(
     tmp_path, capsys, monkeypatch
 ):
-    import course_lib.measure.claude_code as claude_code
+    import course_tools.measure.claude_code as claude_code
 
     seen = []
 

@@ -1,7 +1,7 @@
 """The course's client models agree with every committed measurement of a real client.
 
 course_lib/data/clients/<client>-<version>.json was measured offline with
-``python -m course_lib measure-client``; the peers tier re-measures the pinned CLIs. Here each
+``python -m course_tools measure-client``; the peers tier re-measures the pinned CLIs. Here each
 measured cell is predicted from the models (`course_lib.clients.ClaudeCodePolicy`,
 `course_lib.permissions`, `course_lib.clients.CodexPolicy`) and must match.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.measure.matrix import Measurement, Result, committed_files
+from course_lib.measured import Measurement, Result, committed_files
 from course_lib.permissions import Permissions, claude_code_session, classifier_judges, outcome_of
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION, ClaudeCodePolicy, CodexPolicy
 

@@ -26,9 +26,32 @@ def normalise(requirement: str) -> tuple[str, str]:
     return name, match.group(2).replace(" ", "")
 
 
+SELF = "mcp-annotations-course"
+
+
+def extra_requirements(extras: dict[str, list[str]], name: str) -> list[str]:
+    """An extra's requirements, with the course's own extras it names (`SELF[grade]`) expanded."""
+    found: list[str] = []
+    for requirement in extras[name]:
+        if requirement.startswith(SELF + "["):
+            for inner in requirement[len(SELF) + 1 :].rstrip("]").split(","):
+                found += extra_requirements(extras, inner.strip())
+        else:
+            found.append(requirement)
+    return found
+
+
 def pyproject_requirements() -> set[tuple[str, str]]:
+    """What environment.yml must match: the learner's core plus everything the tests install."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return {normalise(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    test = extra_requirements(project["optional-dependencies"], "test")
+    return {normalise(r) for r in project["dependencies"] + test}
+
+
+def test_the_learners_install_is_the_course_and_nothing_of_the_tools():
+    """README command 1 installs the core only: the design card's packages, no grader, no hub."""
+    core = {normalise(r)[0] for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
+    assert core == {"mcp", "jupyterlab", "nest-asyncio", "pandas", "matplotlib", "nbval", "ipykernel"}
 
 
 def environment_requirements() -> set[tuple[str, str]]:

@@ -37,6 +37,7 @@ DOCUMENTED = {
     "monitoring": "SIGNALS five_signals hourly_signals simulate_day",
     "pinning": "PinCheck PinStore changed_fields fingerprint",
     "tables": "tools_table",
+    "measured": "measured_table",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib.exercises import check
-from course_lib.grading.cases import load_exercises
+from course_tools.grading.cases import load_exercises
 from course_lib.exercises.predict import RULE_CASES as VISIBLE_CASES
 from course_lib.rule_judges import parse_rules as parse_answer
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_lib.__main__ import main as course_main
+from course_tools.__main__ import main as course_main
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location(

@@ -1,6 +1,6 @@
 """Re-measure the pinned real clients and compare with the committed measurements.
 
-`python -m course_lib measure-client ... --compare` runs each pinned CLI (installed by
+`python -m course_tools measure-client ... --compare` runs each pinned CLI (installed by
 .ci/peers from the lock files in tests/peers/npm-claude*, tests/peers/npm-codex) offline against
 the stand-in model and fails, naming every changed result (cells, concurrency, project
 settings, any other note), when the live result differs from
@@ -31,7 +31,7 @@ def test_live_measurement_matches_the_committed_one(client, version, cli, tmp_pa
     need(cli, f"{client} {version} (npm, tests/peers/)")
     out = tmp_path / "live.json"
     done = subprocess.run(
-        [sys.executable, "-m", "course_lib", "measure-client", client, "--cli", str(cli), "--compare",
+        [sys.executable, "-m", "course_tools", "measure-client", client, "--cli", str(cli), "--compare",
          "--repeat", "1", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL, check=False,
     )

@@ -1,11 +1,11 @@
 """A class on one JupyterHub, for real: 5 simulated learners on 127.0.0.1.
 
 The hub (JupyterHub from the course's `.[hub]` extra, configurable-http-proxy from npm as
-locked in hub/proxy) is configured by `python -m course_lib hub config`'s code, started, and
+locked in hub/proxy) is configured by `python -m course_tools hub config`'s code, started, and
 every learner's server prestarted through the REST API. One learner pulls the learner
 distribution (`hub export`) as an nbgitpuller link does. Each learner runs lesson 00 and
 exercise 1 over the kernel protocol, three of them after saving a solved exercise; then the
-exercises are collected from the homes and graded with `python -m course_lib grade`, and
+exercises are collected from the homes and graded with `python -m course_tools grade`, and
 every process the hub started is checked to be gone.
 """
 
@@ -45,8 +45,8 @@ def settings(tmp_path_factory):
             "does)",
             pytrace=False,
         )
-    from course_lib.hub.config import HubSettings, write
-    from course_lib.hub.process import free_port
+    from course_tools.hub.config import HubSettings, write
+    from course_tools.hub.process import free_port
 
     proxy = need(
         PEERS / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy",
@@ -70,13 +70,13 @@ def settings(tmp_path_factory):
 def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_and_graded(
     settings, tmp_path
 ):
-    from course_lib.hub.collect import collect
-    from course_lib.hub.config import learner_names
-    from course_lib.hub.content import exercise_ids
-    from course_lib.hub.export import export
-    from course_lib.hub.learner import pull_distribution, put_notebook, run_notebook
-    from course_lib.hub.prestart import prestart
-    from course_lib.hub.process import RunningHub
+    from course_tools.hub.collect import collect
+    from course_tools.hub.config import learner_names
+    from course_tools.hub.content import exercise_ids
+    from course_tools.hub.export import export
+    from course_tools.hub.learner import pull_distribution, put_notebook, run_notebook
+    from course_tools.hub.prestart import prestart
+    from course_tools.hub.process import RunningHub
 
     names = learner_names(settings.prefix, LEARNERS)
     solved = json.loads((ROOT / "solutions" / f"{EXERCISE}.ipynb").read_text())

@@ -1,0 +1,147 @@
+"""Hidden cases of exercise 1, "Annotate the assistant's tools" (exercises/01_annotate_tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course_lib.annotations import HINTS, effective
+
+from ..cases import Case, Exercise
+from ._common import annotations_value, name_set, wire_call
+
+NA = "n/a"
+
+# Effective values of a correct annotation of each tool (what the exercise's table describes).
+EXPECTED = {
+    "read_runbook": (True, NA, NA, False),
+    "query_incidents": (True, NA, NA, False),
+    "append_incident_note": (False, False, False, False),
+    "set_oncall": (False, False, True, False),
+    "delete_old_logs": (False, True, True, False),
+    "deploy_release": (False, True, True, False),
+    "search_web": (True, NA, NA, True),
+    "post_status_update": (False, False, False, True),
+}
+
+LABELS = {
+    "read_runbook": "read_runbook: reads the team's runbooks",
+    "query_incidents": "query_incidents: read-only database queries",
+    "append_incident_note": "append_incident_note: adds a note",
+    "set_oncall": "set_oncall: sets who is on call",
+    "delete_old_logs": "delete_old_logs: deletes old logs",
+    "deploy_release": "deploy_release: replaces the running version",
+    "search_web": "search_web: searches the public web",
+    "post_status_update": "post_status_update: posts to the public status page",
+}
+
+HINTS_BY_TOOL = {
+    "read_runbook": "a tool that only reads declares read_only_hint=True, and a closed one "
+    "open_world_hint=False",
+    "query_incidents": "a read-only database user makes the tool read-only; the database is the "
+    "team's own",
+    "append_incident_note": "appending never deletes (not destructive) but twice adds twice (not "
+    "idempotent)",
+    "set_oncall": "setting the same value again changes nothing more: idempotent; history is "
+    "kept: not destructive",
+    "delete_old_logs": "deleting is destructive, and deleting what is gone changes nothing more: "
+    "idempotent",
+    "deploy_release": "replacing the running version overwrites it: destructive; the same version "
+    "twice: idempotent",
+    "search_web": "reading the public web is read-only and open world: its output is untrusted "
+    "content",
+    "post_status_update": "customers see the post: open world; each call adds a post: additive, "
+    "not idempotent",
+}
+
+
+def _tool_judge(tool: str):
+    expected = dict(zip(HINTS, EXPECTED[tool]))
+
+    def judge(value: Any) -> str | None:
+        got = effective(annotations_value(value)).as_wire()
+        wrong = [
+            f"{h}: expected {expected[h]}, got {got[h]}" for h in HINTS if got[h] != expected[h]
+        ]
+        return "; ".join(wrong) or None
+
+    return judge
+
+
+# Part 1b: which tools' output must the host treat as untrusted? Inputs stay here.
+UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "open_and_closed": (
+        "a closed and an open read-only tool",
+        {
+            "search_web": {"readOnlyHint": True, "openWorldHint": True},
+            "query_incidents": {"readOnlyHint": True, "openWorldHint": False},
+        },
+    ),
+    "open_world_absent": ("openWorldHint left absent", {"fetch_page": {"readOnlyHint": True}}),
+    "no_annotations": (
+        "a tool with no annotations at all",
+        {
+            "mystery_tool": None,
+            "append_incident_note": {
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "openWorldHint": False,
+            },
+        },
+    ),
+    "open_world_write": (
+        "an open-world write next to a closed write",
+        {
+            "post_status_update": {
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "openWorldHint": True,
+            },
+            "set_oncall": {"idempotentHint": True, "openWorldHint": False},
+        },
+    ),
+    "no_tools": ("no tools at all", {}),
+}
+
+
+def _untrusted_judge(tools: dict[str, Any]):
+    expected = {name for name, hints in tools.items() if effective(hints).open_world}
+
+    def judge(value: Any) -> str | None:
+        got = name_set(value)
+        return None if got == expected else f"expected {sorted(expected)}, got {sorted(got)}"
+
+    return judge
+
+
+def _untrusted_expr(tools: dict[str, Any]) -> str:
+    items = ", ".join(f"{name!r}: {wire_call(hints)}" for name, hints in tools.items())
+    return f"untrusted_outputs({{{items}}})"
+
+
+CASES = [
+    Case(
+        id=f"1a.{tool}",
+        label=LABELS[tool],
+        target="ANNOTATIONS",
+        expr=f"ANNOTATIONS[{tool!r}]",
+        judge=_tool_judge(tool),
+        points=1.0,
+        hint=HINTS_BY_TOOL[tool],
+    )
+    for tool in EXPECTED
+] + [
+    Case(
+        id=f"1b.{key}",
+        label=f"untrusted_outputs: {label}",
+        target="untrusted_outputs",
+        expr=_untrusted_expr(tools),
+        judge=_untrusted_judge(tools),
+        points=0.8,
+        hint="output is untrusted when the effective openWorldHint is true; absent means true",
+    )
+    for key, (label, tools) in UNTRUSTED_INPUTS.items()
+]
+
+EXERCISE = Exercise(
+    id="01_annotate_tools", title="Exercise 1 · Annotate the assistant's tools", cases=CASES
+)

@@ -1,0 +1,161 @@
+"""Hidden cases of exercise 4, "Catch the liar" (exercises/04_catch_the_liar.ipynb)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course_lib.audit import SideEffect, check_behaviour
+from course_lib.feedback import contradiction_hint
+
+from ..cases import Case, Exercise
+from ._common import name_set
+
+# (id, label, declared hints or None, effects as (kind, target, destructive))
+CONTRADICTION_INPUTS = [
+    (
+        "ro_nothing",
+        "read-only tool that changed nothing",
+        {"readOnlyHint": True, "openWorldHint": False},
+        [],
+    ),
+    (
+        "ro_created",
+        "read-only tool that created a file",
+        {"readOnlyHint": True},
+        [("created", "cache/index.json", False)],
+    ),
+    (
+        "ro_rows_added",
+        "read-only tool that added table rows",
+        {"readOnlyHint": True, "openWorldHint": False},
+        [("db-write", "ops.db:audit", False)],
+    ),
+    (
+        "additive_grew",
+        "additive tool that appended to a file",
+        {"readOnlyHint": False, "destructiveHint": False},
+        [("modified", "notes.txt", False)],
+    ),
+    (
+        "additive_deleted",
+        "additive tool that deleted a file",
+        {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
+        [("created", "a.txt", False), ("deleted", "b.txt", True)],
+    ),
+    (
+        "additive_rows_removed",
+        "additive tool that removed table rows",
+        {"readOnlyHint": False, "destructiveHint": False},
+        [("db-write", "ops.db:incidents", True)],
+    ),
+    (
+        "destructive_deleted",
+        "destructive tool that deleted a file",
+        {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
+        [("deleted", "logs/app.log.1", True)],
+    ),
+    (
+        "unannotated_deleted",
+        "tool without annotations that deleted a file",
+        None,
+        [("deleted", "logs/app.log.2", True)],
+    ),
+    (
+        "only_not_destructive",
+        "only destructiveHint false declared, a file shrank",
+        {"destructiveHint": False},
+        [("modified", "report.txt", True)],
+    ),
+    (
+        "additive_created",
+        "additive tool that created a file and a table",
+        {"readOnlyHint": False, "destructiveHint": False},
+        [("created", "new.txt", False), ("db-write", "ops.db:notes", False)],
+    ),
+]
+
+# The grader's own answer key for part 4b.
+LIAR = "log-tidy/tidy_logs"
+HONEST = frozenset(
+    {
+        "annotated-file-ops/append_text",
+        "annotated-file-ops/read_file",
+        "annotated-file-ops/set_value",
+        "annotated-file-ops/delete_file",
+        "log-tidy/disk_usage",
+    }
+)
+
+
+def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
+    make = "__import__('course_lib.audit', fromlist=['SideEffect']).SideEffect"
+    return "[" + ", ".join(f"{make}({k!r}, {t!r}, 'observed', {d!r})" for k, t, d in effects) + "]"
+
+
+def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, str, bool]]):
+    expected = (
+        check_behaviour(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects]) is not None
+    )
+
+    def judge(value: Any) -> tuple[str, str] | str | None:
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            return "returned neither None nor a sentence"
+        found = value is not None
+        if found == expected:
+            return None
+        return ("missed a lie" if expected else "false alarm"), contradiction_hint(hints, expected)
+
+    return judge
+
+
+def _liar_caught(value: Any) -> str | None:
+    return None if LIAR in name_set(value) else "the lying tool is not in LIARS"
+
+
+def _no_false_alarm(value: Any) -> str | None:
+    names = name_set(value)
+    if not names:
+        return "LIARS is empty"
+    wrong = sorted(names - {LIAR})
+    return f"false alarms: {wrong}" if wrong else None
+
+
+CASES = [
+    Case(
+        id=f"4a.{case_id}",
+        label=f"contradiction: {label}",
+        target="contradiction",
+        expr=f"contradiction({hints!r}, {_effects_source(effects)})",
+        judge=_contradiction_judge(hints, effects),
+        points=0.6,
+        hint=(
+            "only a declared promise can be broken: read-only promises no change, additive "
+            "promises no removal or overwrite"
+        ),
+        show_detail=True,  # "missed a lie" or "false alarm": names no input
+    )
+    for case_id, label, hints, effects in CONTRADICTION_INPUTS
+] + [
+    Case(
+        "4b.liar_caught",
+        "the lying tool is caught",
+        "LIARS",
+        "LIARS",
+        _liar_caught,
+        2.0,
+        "a tool that deletes while declaring read-only",
+        show_detail=True,
+    ),
+    Case(
+        "4b.no_false_alarm",
+        "no honest tool is accused",
+        "LIARS",
+        "LIARS",
+        _no_false_alarm,
+        2.0,
+        "appending, setting and declared deletes break no promise",
+        show_detail=True,
+    ),
+]
+
+EXERCISE = Exercise(id="04_catch_the_liar", title="Exercise 4 · Catch the liar", cases=CASES)

@@ -1,0 +1,6 @@
+"""Measure what a real MCP client does with annotations, offline.
+
+The command: ``python -m course_tools measure-client``.
+
+Introduced in: README.md, section "Measure a real client"; results in notebooks/02_defaults.ipynb.
+"""
