@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "Finding": "lint",
     "HINTS": "annotations",
     "NOT_MEANINGFUL": "annotations",
-    "Profile": "annotations",
+    "RiskProfile": "annotations",
     "SPEC_DEFAULTS": "annotations",
     "as_tool": "annotations",
     "as_tools": "annotations",

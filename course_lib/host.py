@@ -29,7 +29,7 @@ from mcp.types import Tool, ToolAnnotations
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .audit import SideEffect, check_behaviour, side_effects, snapshot
-from .decisions import Decision, PreCall, Trust
+from .decisions import Decision, Outcome, PreCall, Trust
 from .pinning import PinStore
 from .policy import SPEC, Policy
 from .trustbook import TrustBook
@@ -47,7 +47,7 @@ class AuditEvent:
     trust: Trust  # the server's trust level when the call was decided
     decision: PreCall  # what the host decided before the call
     answer: bool | None  # the user's answer at the prompt: None when not asked
-    outcome: str  # "ok", "tool error: ...", "not run" or "denied"
+    outcome: Outcome  # RAN, ERROR (the tool answered with an error), NOT_RUN or DENY
     side_effects: tuple[SideEffect, ...] = ()
     finding: str = ""  # what contradicted the hints ("" when nothing did)
     trust_after: Trust | None = None
@@ -108,7 +108,7 @@ class AuditLog:
                 "trust": str(e.trust),
                 "decision": str(e.decision),
                 "confirmation": e.confirmation,
-                "outcome": e.outcome,
+                "outcome": _outcome_text(e),
                 "side effects": "; ".join(map(str, e.side_effects)),
                 "finding": e.finding,
                 "trust after": str(e.trust_after or ""),
@@ -118,6 +118,12 @@ class AuditLog:
         return pd.DataFrame(
             rows, columns=list(self.COLUMNS), index=pd.RangeIndex(1, len(rows) + 1, name="call")
         )
+
+
+def _outcome_text(event: AuditEvent) -> str:
+    if event.outcome is Outcome.ERROR:
+        return f"{event.outcome}: {event.result}"
+    return str(event.outcome)
 
 
 UNLISTED = "(unlisted"
@@ -299,7 +305,7 @@ class Host:
 
         def record(
             answer: bool | None,
-            outcome: str,
+            outcome: Outcome,
             effects: tuple[SideEffect, ...] = (),
             finding: str = "",
             text: str = "",
@@ -321,7 +327,7 @@ class Host:
             )
 
         if decision.pre_call is PreCall.DENY:
-            return record(None, "denied")
+            return record(None, Outcome.DENY)
         answer: bool | None = None
         if decision.pre_call in (PreCall.CONFIRM, PreCall.WARN):
             request = ConfirmationRequest(
@@ -334,7 +340,7 @@ class Host:
                 annotations,
             )
             if not self.approve(request):
-                return record(False, "not run")
+                return record(False, Outcome.NOT_RUN)
             answer = True
             if self.pins is not None:
                 self.pins.approve(definition, server=server)
@@ -342,7 +348,7 @@ class Host:
         before = snapshot(self.audit_root) if self.audit_root is not None else None
         result = await client.call_tool(tool, arguments)
         text = " ".join(getattr(c, "text", "") for c in result.content).strip()
-        outcome = "tool error: " + text if result.is_error else "ok"
+        outcome = Outcome.ERROR if result.is_error else Outcome.RAN
         if before is None:
             return record(answer, outcome, text=text)
         effects = tuple(side_effects(before, snapshot(self.audit_root)))  # type: ignore[arg-type]

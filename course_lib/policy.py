@@ -38,7 +38,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
-from .annotations import AnnotationsLike, Profile, classify, declared, effective
+from .annotations import AnnotationsLike, RiskProfile, classify, declared, effective
 from .decisions import Decision, PostCall, PreCall, Trust, as_trust
 
 __all__ = [
@@ -88,18 +88,19 @@ class Policy(ABC):
 # --- the reference client -------------------------------------------------------------------
 
 _PRE_BY_PROFILE = {
-    Profile.READ_ONLY: PreCall.ALLOW,
-    Profile.ADDITIVE: PreCall.CONFIRM,
-    Profile.IDEMPOTENT_WRITE: PreCall.CONFIRM,
-    Profile.DESTRUCTIVE: PreCall.WARN,
+    RiskProfile.READ_ONLY: PreCall.ALLOW,
+    RiskProfile.ADDITIVE: PreCall.CONFIRM,
+    RiskProfile.IDEMPOTENT_WRITE: PreCall.CONFIRM,
+    RiskProfile.DESTRUCTIVE: PreCall.WARN,
 }
 
 _PRE_REASON = {
-    Profile.READ_ONLY: "read-only, so it runs without asking",
-    Profile.ADDITIVE: "it writes (only adds), so the user confirms",
-    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
+    RiskProfile.READ_ONLY: "read-only, so it runs without asking",
+    RiskProfile.ADDITIVE: "it writes (only adds), so the user confirms",
+    RiskProfile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
     "so the user confirms",
-    Profile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong warning",
+    RiskProfile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong "
+    "warning",
 }
 
 

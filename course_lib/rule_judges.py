@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
-from .permissions import LISTS, Outcome, Permissions, claude_code_outcome
+from .decisions import Outcome
+from .permissions import LISTS, Permissions, claude_code_outcome
 
 __all__ = [
     "FILE_OPS",

@@ -9,6 +9,7 @@ from mcp.types import Tool, ToolAnnotations
 from course_lib.connection import connect
 from course_lib.host import Host
 from course_lib.pinning import PinStore, changed_fields, definition, fingerprint
+from course_lib.decisions import Trust
 from course_lib.policy import SPEC
 from course_lib.servers import cleanup
 
@@ -96,7 +97,7 @@ def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
         asked.append(request.reason)
         return False
 
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
+    host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
 
     async def main():
         with anyio.fail_after(10):

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The contract. Changing the public API means changing this list on purpose.
 DOCUMENTED = {
-    "annotations": "EffectiveHints FIELDS HINTS NOT_MEANINGFUL Profile SPEC_DEFAULTS as_tool as_tools "
+    "annotations": "EffectiveHints FIELDS HINTS NOT_MEANINGFUL RiskProfile SPEC_DEFAULTS as_tool as_tools "
     "classify declared display_title effective fields_table",
     "lint": "Finding check_annotations",
     "connection": "ConnectError call_tool_sync connect list_tools_sync python_command run_sync",

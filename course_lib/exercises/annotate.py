@@ -16,7 +16,7 @@ from mcp.types import ToolAnnotations
 from ..annotations import HINTS, NOT_MEANINGFUL, AnnotationsLike, effective
 from ..checks import (
     TODO,
-    Outcome,
+    Mark,
     Part,
     contains_todo,
     crashed,
@@ -61,7 +61,7 @@ _HINT_RULES = {
 }
 
 
-def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[str, Any]) -> Outcome:
+def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[str, Any]) -> Mark:
     """Compare one tool's annotations with the expected effective values (wire names)."""
     if annotations is TODO:
         return not_attempted(label)
@@ -80,7 +80,7 @@ def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[st
     return failed(label, details, _HINT_RULES[wrong[0]])
 
 
-def _check_1a(answer: Any) -> list[Outcome]:
+def _check_1a(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
         return [
             failed(
@@ -116,7 +116,7 @@ def hint_states() -> list[tuple[str, dict[str, bool] | None]]:
     return states
 
 
-def _check_1b(answer: Any) -> list[Outcome]:
+def _check_1b(answer: Any) -> list[Mark]:
     if not callable(answer):
         return [failed("untrusted_outputs", f"expected a function, got {type(answer).__name__}")]
     tools = {

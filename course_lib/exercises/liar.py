@@ -12,7 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit import SideEffect, check_behaviour
-from ..checks import TODO, Outcome, Part, crashed, failed, name_set, not_attempted, passed
+from ..checks import (
+    TODO,
+    Mark,
+    Part,
+    Status,
+    crashed,
+    failed,
+    name_set,
+    not_attempted,
+    passed,
+)
 from ..feedback import contradiction_hint
 from .annotate import hint_states
 
@@ -55,7 +65,7 @@ _HONEST_WHY = {
 }
 
 
-def _check_4a(answer: Any) -> list[Outcome]:
+def _check_4a(answer: Any) -> list[Mark]:
     if not callable(answer):
         return [failed("contradiction", f"expected a function, got {type(answer).__name__}")]
     outcomes = []
@@ -66,7 +76,7 @@ def _check_4a(answer: Any) -> list[Outcome]:
                 got = answer(None if hints is None else dict(hints), list(effects))
             except (Exception, SystemExit) as exc:
                 outcomes.append(crashed(tag, exc))
-                if outcomes[-1].status.value == "not attempted":
+                if outcomes[-1].status is Status.NOT_ATTEMPTED:
                     return outcomes
                 continue
             expected = check_behaviour(hints, effects) is not None
@@ -95,7 +105,7 @@ def _check_4a(answer: Any) -> list[Outcome]:
     return outcomes
 
 
-def _check_4b(answer: Any) -> list[Outcome]:
+def _check_4b(answer: Any) -> list[Mark]:
     if answer is TODO:
         return [not_attempted("LIARS")]
     names = name_set(answer)

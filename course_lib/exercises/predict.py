@@ -13,10 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..checks import TODO, Outcome, Part, contains_todo, crashed, failed, not_attempted, passed
-from ..decisions import PostCall, PreCall
-from ..feedback import decision_hint, reference_pair
-from ..permissions import Outcome as RuleOutcome
+from ..checks import (
+    TODO,
+    Mark,
+    Part,
+    Status,
+    contains_todo,
+    crashed,
+    failed,
+    not_attempted,
+    passed,
+)
+from ..decisions import Decision, Outcome, PostCall, PreCall, Trust
+from ..feedback import decision_hint, read_prediction, reference_pair
 from ..rule_judges import (
     FILE_OPS,
     OTHER_TOOLS,
@@ -39,9 +48,9 @@ __all__ = [
     "normalise_decision",
 ]
 
-SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
-    "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "trusted"),
-    "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "untrusted"),
+SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, Trust]] = {
+    "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, Trust.TRUSTED),
+    "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, Trust.UNTRUSTED),
     "C": (
         "set_oncall",
         {
@@ -50,7 +59,7 @@ SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
             "idempotentHint": True,
             "openWorldHint": False,
         },
-        "trusted",
+        Trust.TRUSTED,
     ),
     "D": (
         "delete_old_logs",
@@ -60,10 +69,10 @@ SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
             "idempotentHint": True,
             "openWorldHint": False,
         },
-        "trusted",
+        Trust.TRUSTED,
     ),
-    "E": ("search_web", {"readOnlyHint": True}, "trusted"),
-    "F": ("run_diagnostics", None, "trusted"),
+    "E": ("search_web", {"readOnlyHint": True}, Trust.TRUSTED),
+    "F": ("run_diagnostics", None, Trust.TRUSTED),
 }
 """Exercise 2a's scenarios: id -> (tool, declared hints or None if unannotated, server trust)."""
 
@@ -91,45 +100,44 @@ STATEMENT_HINTS = {
 }
 """Exercise 2c: the rule behind each statement, shown when a learner gets that statement wrong."""
 
-_PRE = ", ".join(p.value for p in PreCall)
-_POST = ", ".join(p.value for p in PostCall)
+_PRE = ", ".join(f"PreCall.{p.name}" for p in PreCall)
+_POST = ", ".join(f"PostCall.{p.name}" for p in PostCall)
 
 
-def normalise_decision(value: Any) -> tuple[str, str] | None:
-    """Turn a learner's (before, after) answer into lower-case strings, or None if malformed."""
-    if hasattr(value, "pre_call") and hasattr(value, "post_call"):
+def normalise_decision(value: Any) -> tuple[PreCall, PostCall] | None:
+    """Read a learner's (before, after) answer, or a `Decision`; None if it is not such a pair."""
+    if isinstance(value, Decision):
         value = (value.pre_call, value.post_call)
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return None
-    out = []
-    for item in value:
-        item = getattr(item, "value", item)
-        if not isinstance(item, str):
-            return None
-        out.append(" ".join(item.lower().split()))
-    return out[0], out[1]
+    return read_prediction(value)
 
 
-def _decision_outcome(label: str, got: Any, hints: Any, trusted: bool) -> Outcome:
+def _shown(pair: tuple[PreCall, PostCall]) -> str:
+    before, after = pair
+    return f"{before} / {after} (PreCall.{before.name}, PostCall.{after.name})"
+
+
+def _decision_mark(label: str, got: Any, hints: Any, trusted: bool) -> Mark:
     if contains_todo(got):
         return not_attempted(label)
     normal = normalise_decision(got)
     if normal is None:
         return failed(
             label,
-            f"expected a pair (before, after) such as ('confirm', 'trust output'), got {got!r}",
+            "expected a pair (before, after) such as (PreCall.CONFIRM, PostCall.TRUST), "
+            f"got {got!r}",
             f"before is one of {_PRE}; after is one of {_POST}",
         )
-    before, after = reference_pair(hints, trusted)
-    expected = (before.value, after.value)
+    expected = reference_pair(hints, trusted)
     if normal == expected:
         return passed(label)
     return failed(
-        label, f"expected {expected}, got {normal}", decision_hint(hints, trusted, normal)
+        label,
+        f"expected {_shown(expected)}, got {normal[0]} / {normal[1]}",
+        decision_hint(hints, trusted, normal),
     )
 
 
-def _check_2a(answer: Any) -> list[Outcome]:
+def _check_2a(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
         return [
             failed(
@@ -147,11 +155,11 @@ def _check_2a(answer: Any) -> list[Outcome]:
                 )
             )
             continue
-        outcomes.append(_decision_outcome(label, answer[key], hints, trust == "trusted"))
+        outcomes.append(_decision_mark(label, answer[key], hints, trust is Trust.TRUSTED))
     return outcomes
 
 
-def _check_2b(answer: Any) -> list[Outcome]:
+def _check_2b(answer: Any) -> list[Mark]:
     if not callable(answer):
         return [failed("predict", f"expected a function, got {type(answer).__name__}")]
     outcomes = []
@@ -163,14 +171,14 @@ def _check_2b(answer: Any) -> list[Outcome]:
                 got = answer(None if hints is None else dict(hints), trusted)
             except (Exception, SystemExit) as exc:
                 outcomes.append(crashed(tag, exc))
-                if outcomes[-1].status.value == "not attempted":
+                if outcomes[-1].status is Status.NOT_ATTEMPTED:
                     return outcomes
                 continue
-            outcomes.append(_decision_outcome(tag, got, hints, trusted))
+            outcomes.append(_decision_mark(tag, got, hints, trusted))
     return outcomes
 
 
-def _check_2c(answer: Any) -> list[Outcome]:
+def _check_2c(answer: Any) -> list[Mark]:
     if answer is TODO or contains_todo(answer):
         return [not_attempted(f"statement {letter}") for letter in STATEMENTS]
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
@@ -210,7 +218,7 @@ RULE_CASES: tuple[RuleCase, ...] = (
     RuleCase(
         "reads",
         "reads run without asking in every mode",
-        everywhere("file-ops", "read_file", lambda _m: RuleOutcome.RAN, FILE_OPS),
+        everywhere("file-ops", "read_file", lambda _m: Outcome.RAN, FILE_OPS),
         "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
         "dontAsk included",
     ),
@@ -225,7 +233,7 @@ RULE_CASES: tuple[RuleCase, ...] = (
     RuleCase(
         "deletes",
         "deletes are hidden from the model in every mode",
-        everywhere("file-ops", "delete_file", lambda _m: RuleOutcome.HIDDEN, FILE_OPS),
+        everywhere("file-ops", "delete_file", lambda _m: Outcome.HIDDEN, FILE_OPS),
         "a deny rule hides delete_file from the model in every mode; deny beats ask and allow",
     ),
     RuleCase(
@@ -240,7 +248,7 @@ RULE_CASES: tuple[RuleCase, ...] = (
 its tools. The grader also tries a server that lies about its hints, and an older Claude Code."""
 
 
-def _check_2d(answer: Any) -> list[Outcome]:
+def _check_2d(answer: Any) -> list[Mark]:
     try:
         rules = parse_rules(answer)
     except ValueError as exc:

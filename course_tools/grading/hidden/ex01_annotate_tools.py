@@ -7,7 +7,7 @@ from typing import Any
 from course_lib.annotations import HINTS, effective
 
 from ..cases import Case, Exercise
-from ._common import annotations_value, name_set, wire_call
+from ._common import annotations_value, canonical_names, wire_call
 
 NA = "n/a"
 
@@ -107,7 +107,7 @@ def _untrusted_judge(tools: dict[str, Any]):
     expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
     def judge(value: Any) -> str | None:
-        got = name_set(value)
+        got = canonical_names(value)
         return None if got == expected else f"expected {sorted(expected)}, got {sorted(got)}"
 
     return judge

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.clients import CLAUDE_CODE_VERSION
+from course_lib.decisions import Outcome
 from course_lib.feedback import decision_hint, reference_pair
-from course_lib.permissions import Outcome
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
     OTHER_TOOLS,
@@ -74,16 +74,16 @@ def _case_hint(trusted: bool) -> str:
 
 def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     """Judge a (before, after) pair; on a mistake, the hint names the rule that answer broke."""
-    before, after = reference_pair(hints, trusted)
-    expected = (before.value, after.value)
+    expected = reference_pair(hints, trusted)
 
     def judge(value: Any) -> tuple[str, str] | str | None:
         got = decision_pair(value)
         if got is None:
-            return "not a (before, after) pair of strings"
+            return "not a (before, after) pair of decisions"
         if got == expected:
             return None
-        return f"expected {expected}, got {got}", decision_hint(hints, trusted, got)
+        shown = f"expected {expected[0]} / {expected[1]}, got {got[0]} / {got[1]}"
+        return shown, decision_hint(hints, trusted, got)
 
     return judge
 

@@ -12,7 +12,7 @@ from course_lib.replay import DEFENCE_HINTS, judge_defence
 from course_lib.servers.web_search import PAGES, Page
 
 from ..cases import Case, Exercise
-from ._common import name_set
+from ._common import canonical_names
 
 _VARIANT_PAGE = Page(
     "https://certs.example/expiry",
@@ -123,7 +123,10 @@ def _defence(value: Any) -> dict[str, Any]:
     out = dict(value)
     for key in ("auto_approve", "approve_domains"):
         if key in out:
-            out[key] = name_set(out[key])
+            out[key] = canonical_names(out[key])
+    on_taint = out.get("on_taint")
+    if isinstance(on_taint, dict) and "__enum__" in on_taint:  # PreCall.CONFIRM, as probed
+        out["on_taint"] = on_taint.get("value")
     return out
 
 
@@ -150,7 +153,7 @@ def _scenario_judge(key: str):
 
 def _leg_judge(leg: str):
     def judge(value: Any) -> str | None:
-        got = frozenset(name_set(value))
+        got = frozenset(canonical_names(value))
         return None if got in TRIFECTA_ANSWERS[leg] else f"got {sorted(got)}"
 
     return judge
@@ -161,7 +164,8 @@ CASES = [
         id=f"3a.{leg.replace(' ', '_')}",
         label=f"the {leg} leg",
         target="LEGS",
-        expr=f"LEGS[{leg!r}]",
+        # a key is a Leg (as the exercise teaches) or its text (older copies)
+        expr=f"{{getattr(k, 'value', k): v for k, v in LEGS.items()}}[{leg!r}]",
         judge=_leg_judge(leg),
         points=1.0,
         hint="name the tools of lesson 04's session that supply this leg, by what they really do",

@@ -8,7 +8,7 @@ from course_lib.audit import SideEffect, check_behaviour
 from course_lib.feedback import contradiction_hint
 
 from ..cases import Case, Exercise
-from ._common import name_set
+from ._common import canonical_names
 
 # (id, label, declared hints or None, effects as (kind, target, destructive))
 CONTRADICTION_INPUTS = [
@@ -109,11 +109,11 @@ def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, 
 
 
 def _liar_caught(value: Any) -> str | None:
-    return None if LIAR in name_set(value) else "the lying tool is not in LIARS"
+    return None if LIAR in canonical_names(value) else "the lying tool is not in LIARS"
 
 
 def _no_false_alarm(value: Any) -> str | None:
-    names = name_set(value)
+    names = canonical_names(value)
     if not names:
         return "LIARS is empty"
     wrong = sorted(names - {LIAR})
