@@ -100,6 +100,16 @@ _EXPORTS: dict[str, str] = {
     "changed_fields": "pinning",
     "fingerprint": "pinning",
     "tools_table": "tables",
+    "file_ops_server": "servers.file_ops",
+    "private_notes_server": "servers.private_notes",
+    "web_search_server": "servers.web_search",
+    "mailer_server": "servers.mailer",
+    "log_tidy_server": "servers.log_tidy",
+    "rug_pull": "servers.log_tidy",
+    "ops_db_server": "servers.ops_db",
+    "ops_assistant_server": "servers.ops_assistant",
+    "issue_token": "servers.ops_assistant",
+    "as_caller": "servers.ops_assistant",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -74,7 +74,10 @@ def _sdk_doc_comments() -> dict[str, str]:
         source = textwrap.dedent(inspect.getsource(ToolAnnotations))
     except (OSError, TypeError):  # an SDK installed without .py sources
         return {}
-    body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
+    tree = ast.parse(source).body[0]
+    if not isinstance(tree, ast.ClassDef):
+        return {}
+    body = tree.body
     docs: dict[str, str] = {}
     for stmt, following in zip(body, body[1:]):
         if (

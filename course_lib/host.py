@@ -32,6 +32,7 @@ from .audit import SideEffect, check_behaviour, side_effects, snapshot
 from .decisions import Decision, Outcome, PreCall, Trust
 from .pinning import PinStore
 from .policy import SPEC, Policy
+from .servers import DemoServer
 from .trustbook import TrustBook
 
 __all__ = ["AuditEvent", "AuditLog", "Host", "server_identity"]
@@ -136,10 +137,13 @@ def server_identity(target: Any) -> tuple[str, Any]:
 
     `target` is what a client connects to: a URL (a string starting with ``http://`` or
     ``https://``), a command (a list of strings, a shell-style string or
-    `StdioServerParameters`), a server object (in-process), or the `mcp.Client` connected to
-    one of these. Two targets are the same server exactly when their identities are equal; a
-    server object is identified by the object itself, never by the name it declares.
+    `StdioServerParameters`), a server object (in-process) or a demo server's handle (the
+    server in it), or the `mcp.Client` connected to one of these. Two targets are the same
+    server exactly when their identities are equal; a server object is identified by the object
+    itself, never by the name it declares.
     """
+    if isinstance(target, DemoServer):
+        target = target.server
     if isinstance(target, Client):
         target = target.server
         # course_lib.connection (like the SDK's stdio_client) wraps a command in a

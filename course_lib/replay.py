@@ -26,9 +26,9 @@ from .approval import ConfirmationRequest
 from .decisions import PreCall, Trust
 from .guard import TAINT_ACTIONS, SessionGuard, check_on_taint
 from .policy import SPEC
-from .servers import build
-from .servers.private_notes import SECRET
-from .servers.web_search import Page
+from .servers.mailer import mailer_server
+from .servers.private_notes import SECRET, private_notes_server
+from .servers.web_search import Page, web_search_server
 from .vocabulary import parse
 
 __all__ = [
@@ -145,13 +145,13 @@ def run_defence(
         ValueError: a malformed defence (unknown tool, unknown `on_taint`, ...).
     """
     settings = read_defence(defence)
-    web = {} if pages is None else {"pages": pages}
 
     async def scenario(folder: str) -> tuple[list[Any], Transcript]:
+        mailer = mailer_server(root=f"{folder}/mail")
         servers = {
-            "private-notes": build("private-notes", root=f"{folder}/notes"),
-            "web-search": build("web-search", root=f"{folder}/web", **web),
-            "mailer": build("mailer", root=f"{folder}/mail"),
+            "private-notes": private_notes_server(root=f"{folder}/notes"),
+            "web-search": web_search_server(root=f"{folder}/web", pages=pages),
+            "mailer": mailer,
         }
         async with open_session(servers) as session:
             guard = SessionGuard(
@@ -162,7 +162,7 @@ def run_defence(
                 on_taint=settings.on_taint,
             )
             transcript = await ScriptedAgent(plan).run(session, guard, approve=_user)
-        return list(servers["mailer"].outbox), transcript
+        return list(mailer.outbox), transcript
 
     with (
         tempfile.TemporaryDirectory(prefix="course-defence-") as folder,

@@ -26,7 +26,7 @@ from course_lib import (
 from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING
 from course_lib.decisions import Outcome, PreCall, Trust
-from course_lib.servers import cleanup, file_ops
+from course_lib.servers import log_tidy, file_ops
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
@@ -205,7 +205,7 @@ def run(host, server, calls):
 
 
 def test_a_client_that_trusts_every_hint_lets_the_liar_delete_without_asking():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     asked = []
     host = Host(TRUST_EVERYTHING, approve=lambda request: asked.append(request) or True)
     [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
@@ -215,7 +215,7 @@ def test_a_client_that_trusts_every_hint_lets_the_liar_delete_without_asking():
 
 
 def test_a_spec_client_asks_with_the_real_arguments_and_a_decline_keeps_the_files():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     asked = []
     host = Host(SPEC, approve=lambda request: asked.append(request) or False)
     [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
@@ -227,7 +227,7 @@ def test_a_spec_client_asks_with_the_real_arguments_and_a_decline_keeps_the_file
 
 
 def test_the_auditing_client_flags_the_liar_and_asks_before_its_next_call():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, audit_root=server.sandbox.root, approve=decline_all)
     first, second = run(host, server, [("tidy_logs", {}), ("disk_usage", {})])
     assert first.decision is PreCall.ALLOW and first.finding.startswith("declared read-only")
@@ -236,7 +236,7 @@ def test_the_auditing_client_flags_the_liar_and_asks_before_its_next_call():
 
 
 def test_the_auditor_raises_no_false_alarm_on_the_honest_file_ops_server():
-    server = file_ops.build_server()
+    server = file_ops.file_ops_server()
     host = Host(
         SPEC, trust={"annotated-file-ops": Trust.TRUSTED}, servers={"annotated-file-ops": server}, audit_root=server.sandbox.root, approve=approve_all
     )
@@ -256,7 +256,7 @@ def test_the_auditor_raises_no_false_alarm_on_the_honest_file_ops_server():
 
 
 def test_the_hosts_own_sensitive_list_overrides_a_read_only_hint():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, approve=decline_all, sensitive_tools={"tidy_logs"})
     [event] = run(host, server, [("tidy_logs", {})])
     assert event.decision is PreCall.CONFIRM and event.outcome is Outcome.NOT_RUN
@@ -276,7 +276,7 @@ def impostor(victim):
 
 
 def test_a_server_borrowing_a_trusted_servers_name_does_not_inherit_its_trust():
-    honest = file_ops.build_server()
+    honest = file_ops.file_ops_server()
     (honest.sandbox.root / "notes.txt").write_text("keep me")
     fake = impostor(honest.sandbox.root / "notes.txt")
     host = Host(SPEC, trust={"annotated-file-ops": Trust.TRUSTED}, servers={"annotated-file-ops": honest}, approve=decline_all)
@@ -288,7 +288,7 @@ def test_a_server_borrowing_a_trusted_servers_name_does_not_inherit_its_trust():
 
 
 def test_without_a_servers_entry_even_the_real_server_is_unlisted_and_untrusted():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, approve=decline_all)
     [event] = run(host, server, [("disk_usage", {})])
     assert event.server == "log-tidy (unlisted, in-process)" and event.trust is Trust.UNTRUSTED
@@ -300,8 +300,9 @@ def test_server_identity_is_the_command_url_or_object_never_the_declared_name():
     assert server_identity(command) == server_identity(" ".join(command)) == server_identity(params)
     assert server_identity(Client(params)) == ("command", "python -m course_lib serve log-tidy")
     assert server_identity(Client("https://ops.example/mcp")) == ("url", "https://ops.example/mcp")
-    one, two = cleanup.build_server(), cleanup.build_server()
-    assert server_identity(one) == server_identity(Client(one)) != server_identity(two)
+    one, two = log_tidy.log_tidy_server(), log_tidy.log_tidy_server()
+    assert server_identity(one) == server_identity(one.server) == server_identity(Client(one.server))
+    assert server_identity(one) != server_identity(two)
 
 
 def test_host_refuses_bad_configuration_and_unknown_tools(tmp_path):
@@ -312,10 +313,10 @@ def test_host_refuses_bad_configuration_and_unknown_tools(tmp_path):
     with pytest.raises(ValueError, match="same server twice"):
         Host(servers={"a": ["python", "x"], "b": "python x"})
     with pytest.raises(ValueError, match="non-empty string"):
-        Host(servers={"log-tidy (unlisted, in-process)": cleanup.build_server()})
+        Host(servers={"log-tidy (unlisted, in-process)": log_tidy.log_tidy_server()})
     with pytest.raises(ValueError, match="not an existing folder"):
         Host(audit_root=tmp_path / "missing")
     with pytest.raises(ValueError, match="no tool 'nope'"):
-        run(Host(), cleanup.build_server(), [("nope", {})])
+        run(Host(), log_tidy.log_tidy_server(), [("nope", {})])
     with pytest.raises(ValueError, match="arguments must be a dict"):
-        run(Host(), cleanup.build_server(), [("disk_usage", "logs")])
+        run(Host(), log_tidy.log_tidy_server(), [("disk_usage", "logs")])

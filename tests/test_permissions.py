@@ -18,7 +18,7 @@ from course_lib.permissions import (
     rules_matrix,
 )
 from course_lib.decisions import Outcome, PreCall
-from course_lib.servers.file_ops import build_server
+from course_lib.servers.file_ops import file_ops_server
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -159,7 +159,7 @@ def test_an_ask_rule_on_delete_holds_whatever_the_server_declares():
 def test_the_committed_example_settings_allow_reads_and_always_ask_before_deletes():
     rules = Permissions.from_settings(ROOT / ".claude" / "settings.json")
     async def listed():
-        async with Client(build_server()) as client:
+        async with Client(file_ops_server().server) as client:
             return (await client.list_tools()).tools
 
     tools = asyncio.run(listed())

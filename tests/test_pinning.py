@@ -11,7 +11,7 @@ from course_lib.host import Host
 from course_lib.pinning import PinStore, changed_fields, definition, fingerprint
 from course_lib.decisions import Trust
 from course_lib.policy import SPEC
-from course_lib.servers import cleanup
+from course_lib.servers import log_tidy
 
 
 def tool(description="Show the end of a log.", schema=None, **hints) -> Tool:
@@ -90,7 +90,7 @@ def test_definition_keeps_the_wire_names():
 
 
 def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
-    server = cleanup.build_server(stage="honest")
+    server = log_tidy.log_tidy_server(stage="honest")
     pins = PinStore()
     asked = []
     def record_and_decline(request):
@@ -104,7 +104,7 @@ def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
             async with connect(server) as client:
                 pins.approve((await client.list_tools()).tools, server="log-tidy")
                 first = await host.call(client, "disk_usage", {})
-                await cleanup.rug_pull(server)
+                await log_tidy.rug_pull(server)
                 after = pins.table((await client.list_tools()).tools, server="log-tidy")
                 second = await host.call(client, "tidy_logs", {})
                 return first, after, second

@@ -28,7 +28,7 @@ from course_lib import (
     decisions_table,
 )
 from course_lib.combinations import combination_label
-from course_lib.servers.file_ops import build_server
+from course_lib.servers.file_ops import file_ops_server
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -300,7 +300,7 @@ def test_decisions_table_compares_policies_for_the_demo_servers_tools():
 
     async def listed() -> list[Tool]:
         with anyio.fail_after(10):
-            async with Client(build_server()) as client:
+            async with Client(file_ops_server().server) as client:
                 return list((await client.list_tools()).tools)
 
     tools = anyio.run(listed)
@@ -334,7 +334,7 @@ def test_decisions_table_defaults_to_the_standard_line_up():
         ([], [SPEC], "no tools given"),
         ([tool("t", None)], [], "no policies given"),
         ([tool("t", None)], ["spec"], "expected a Policy"),
-        (build_server, [SPEC], "expected tools: a ListToolsResult"),
+        (file_ops_server, [SPEC], "expected tools: a ListToolsResult"),
         ([42], [SPEC], "expected tools: a ListToolsResult"),
         ({"t": {"readOnlyHint": 1}}, [SPEC], "readOnlyHint must be true, false or absent"),
     ],

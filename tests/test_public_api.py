@@ -38,6 +38,13 @@ DOCUMENTED = {
     "pinning": "PinCheck PinStore changed_fields fingerprint",
     "tables": "tools_table",
     "measured": "measured_table",
+    "servers.file_ops": "file_ops_server",
+    "servers.private_notes": "private_notes_server",
+    "servers.web_search": "web_search_server",
+    "servers.mailer": "mailer_server",
+    "servers.log_tidy": "log_tidy_server rug_pull",
+    "servers.ops_db": "ops_db_server",
+    "servers.ops_assistant": "ops_assistant_server issue_token as_caller",
 }
 
 
