@@ -110,6 +110,8 @@ _EXPORTS: dict[str, str] = {
     "ops_assistant_server": "servers.ops_assistant",
     "issue_token": "servers.ops_assistant",
     "as_caller": "servers.ops_assistant",
+    "PREDICT_SCENARIOS": "exercises.content",
+    "TRIFECTA_SCENARIOS": "exercises.content",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -10,10 +10,11 @@ from mcp.types import ToolAnnotations
 from course_lib import check, effective
 from course_lib.annotations import HINTS, FIELDS
 from course_lib.audit import check_behaviour
-from course_lib.exercises.annotate import EXPECTED, hint_states
-from course_lib.exercises.liar import EFFECTS, HONEST_4B, LIAR_4B
-from course_lib.exercises.predict import SCENARIOS, STATEMENTS, TRUE_STATEMENTS
-from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
+from course_lib.exercises.annotate import hint_states
+from course_lib.exercises.content import EXPECTED_HINTS as EXPECTED
+from course_lib.exercises.content import HONEST_TOOLS, LIAR, STATEMENTS, TRIFECTA_ANSWERS, TRUE_STATEMENTS
+from course_lib.exercises.content import PREDICT_SCENARIOS as SCENARIOS
+from course_lib.exercises.liar import EFFECTS
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from course_lib.decisions import PostCall, PreCall, Trust
@@ -52,7 +53,7 @@ def test_the_right_answers_pass(capsys):
     assert passes("2c", set(TRUE_STATEMENTS), capsys)
     assert passes("3a", {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}, capsys)
     assert passes("4a", right_contradiction, capsys)
-    assert passes("4b", {LIAR_4B}, capsys)
+    assert passes("4b", {LIAR}, capsys)
 
 
 def test_1a_every_flipped_hint_fails_unless_it_means_the_same(capsys):
@@ -140,8 +141,8 @@ def test_4a_checks_an_additive_tool_that_deletes(capsys):
 
 def test_4b_one_tool_dropped_or_added_fails(capsys):
     assert not passes("4b", set(), capsys)
-    for honest in HONEST_4B:
-        assert not passes("4b", {LIAR_4B, honest}, capsys), honest
+    for honest in HONEST_TOOLS:
+        assert not passes("4b", {LIAR, honest}, capsys), honest
 
 
 def test_3b_one_changed_setting_fails_unless_it_means_the_same(capsys):

@@ -7,8 +7,8 @@ from mcp.types import ToolAnnotations
 from course_lib.checks import TODO, NotAttempted, Status, contains_todo
 from course_lib.decisions import PostCall, PreCall, Trust
 from course_lib.exercises import PARTS, check
-from course_lib.exercises.annotate import EXPECTED
-from course_lib.exercises.predict import SCENARIOS
+from course_lib.exercises.content import EXPECTED_HINTS as EXPECTED
+from course_lib.exercises.content import PREDICT_SCENARIOS as SCENARIOS
 from course_lib.feedback import reference_pair
 
 

@@ -425,7 +425,7 @@ def test_a_judge_can_give_the_hint_for_the_way_an_answer_failed():
 
 
 def test_hidden_case_hints_fit_their_case():
-    from course_lib.exercises.predict import STATEMENT_HINTS
+    from course_lib.exercises.content import STATEMENT_HINTS
 
     exercises = load_exercises()
     cases = {c.id: c for e in exercises.values() for c in e.cases}

@@ -45,6 +45,7 @@ DOCUMENTED = {
     "servers.log_tidy": "log_tidy_server rug_pull",
     "servers.ops_db": "ops_db_server",
     "servers.ops_assistant": "ops_assistant_server issue_token as_caller",
+    "exercises.content": "PREDICT_SCENARIOS TRIFECTA_SCENARIOS",
 }
 
 

@@ -7,7 +7,7 @@ import pytest
 from course_lib.checks import Status
 from course_lib.exercises import check
 from course_tools.grading.cases import load_exercises
-from course_lib.exercises.predict import RULE_CASES as VISIBLE_CASES
+from course_lib.exercises.content import RULE_CASES as VISIBLE_CASES
 from course_lib.rule_judges import parse_rules as parse_answer
 
 SOLUTION = {

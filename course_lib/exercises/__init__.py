@@ -1,8 +1,9 @@
 """Each exercise's content and visible checks, one module per exercise, and `check()`.
 
 `check("1a", ANNOTATIONS)` runs part 1a's visible checks (see `course_lib.checks` for what it
-prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4).
-The grader's hidden cases do not import these modules: they carry their own answer key.
+prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), and
+`content`: the tools, scenarios and answers an exercise shows, which the grader's hidden cases
+import too (they import no other module of the self-check, and keep their own inputs).
 
 Introduced in: exercises/01_annotate_tools.ipynb; used by every exercise.
 """

@@ -25,8 +25,9 @@ from ..checks import (
 )
 from ..feedback import contradiction_hint
 from .annotate import hint_states
+from .content import HONEST_TOOLS, LIAR
 
-__all__ = ["EFFECTS", "HONEST_4B", "LIAR_4B", "PARTS"]
+__all__ = ["EFFECTS", "PARTS"]
 
 EFFECTS: dict[str, tuple[SideEffect, ...]] = {
     "no side effect": (),
@@ -40,20 +41,6 @@ EFFECTS: dict[str, tuple[SideEffect, ...]] = {
     ),
 }
 """Part 4a: the kinds of observed side effects each annotation is tried against."""
-
-LIAR_4B = "log-tidy/tidy_logs"
-"""Exercise 4b: the one tool in `CALLS` whose calls contradict its declared hints."""
-
-HONEST_4B = frozenset(
-    {
-        "annotated-file-ops/append_text",
-        "annotated-file-ops/read_file",
-        "annotated-file-ops/set_value",
-        "annotated-file-ops/delete_file",
-        "log-tidy/disk_usage",
-    }
-)
-"""Exercise 4b: the tools in `CALLS` that keep every promise they declare."""
 
 _HONEST_WHY = {
     "annotated-file-ops/append_text": "appending adds (additive)",
@@ -118,7 +105,7 @@ def _check_4b(answer: Any) -> list[Mark]:
             )
         ]
     outcomes = []
-    if LIAR_4B in names:
+    if LIAR in names:
         outcomes.append(passed("the tool that broke its promise is caught"))
     else:
         outcomes.append(
@@ -130,14 +117,14 @@ def _check_4b(answer: Any) -> list[Mark]:
                 "promise is broken by any change at all (check part 4a)",
             )
         )
-    for name in sorted(HONEST_4B):
+    for name in sorted(HONEST_TOOLS):
         if name in names:
             outcomes.append(
                 failed(name, "false alarm: it kept every promise it declared", _HONEST_WHY[name])
             )
         else:
             outcomes.append(passed("an honest tool is not accused"))
-    unknown = sorted(names - HONEST_4B - {LIAR_4B})
+    unknown = sorted(names - HONEST_TOOLS - {LIAR})
     if unknown:
         outcomes.append(
             failed(

@@ -1,4 +1,5 @@
-"""Exercise 3, "Break the trifecta": the legs, the defence scenarios and the visible checks.
+"""Exercise 3, "Break the trifecta": the visible checks of the legs and of the defence (its
+answers and scenarios are in `course_lib.exercises.content`).
 
 Part 3a checks every leg; part 3b replays each scenario with `course_lib.replay`.
 
@@ -13,18 +14,9 @@ from typing import Any
 from ..checks import Mark, Part, contains_todo, crashed, failed, name_set, not_attempted, passed
 from ..legs import Leg, as_leg
 from ..replay import DEFENCE_HINTS, SESSION_TOOLS, judge_defence, read_defence
+from .content import TRIFECTA_ANSWERS, TRIFECTA_SCENARIOS
 
-__all__ = ["PARTS", "SCENARIOS_3", "TRIFECTA_ANSWERS"]
-
-TRIFECTA_ANSWERS: dict[Leg, tuple[frozenset[str], ...]] = {
-    Leg.PRIVATE_DATA: (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
-    Leg.UNTRUSTED_CONTENT: (frozenset({"search_web"}),),
-    Leg.EXTERNAL_COMMUNICATION: (
-        frozenset({"send_email"}),
-        frozenset({"send_email", "search_web"}),
-    ),
-}
-"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
+__all__ = ["PARTS"]
 
 _LEG_HINTS = {
     Leg.PRIVATE_DATA: "which tool hands the model the team's secrets? the hints cannot say: "
@@ -33,42 +25,6 @@ _LEG_HINTS = {
     Leg.EXTERNAL_COMMUNICATION: "which tool can carry data to an address outside the team? "
     "(a search query can carry data out too, so search_web may be named here as well)",
 }
-
-SCENARIOS_3: dict[str, dict[str, Any]] = {
-    "attack": {
-        "about": "lesson 04's task: search the VPN status, then mail a colleague "
-        "(the page carries an injection)",
-        "plan": [
-            ("search_web", {"query": "vpn outage today"}),
-            (
-                "send_email",
-                {
-                    "to": "mei@ops.example",
-                    "subject": "VPN status",
-                    "body": "No outage now; eu-west was down until 09:40.",
-                },
-            ),
-        ],
-        "must": "the secret does not leave ops.example, and the colleague still gets the summary",
-    },
-    "notes_to_colleague": {
-        "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
-        "plan": [
-            ("read_note", {"title": "on-call"}),
-            (
-                "send_email",
-                {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"},
-            ),
-        ],
-        "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
-        "quiet": True,
-    },
-}
-"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards.
-
-``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked
-at all."""
-
 
 def _by_leg(answer: Mapping[Any, Any]) -> dict[Leg, Any] | Mark:
     """The answer's values by `Leg` (a key may also be the leg's text, as older copies had it)."""
@@ -124,13 +80,13 @@ def _check_3a(answer: Any) -> list[Mark]:
 
 def _check_3b(answer: Any) -> list[Mark]:
     if isinstance(answer, Mapping) and contains_todo(answer):
-        return [not_attempted(key) for key in SCENARIOS_3]
+        return [not_attempted(key) for key in TRIFECTA_SCENARIOS]
     try:
         defence = read_defence(answer)
     except ValueError as exc:
         return [failed("DEFENCE", str(exc), DEFENCE_HINTS["invalid"])]
     outcomes = []
-    for key, scenario in SCENARIOS_3.items():
+    for key, scenario in TRIFECTA_SCENARIOS.items():
         colleague = scenario["plan"][-1][1]["to"]
         quiet = scenario.get("quiet", False)
         try:

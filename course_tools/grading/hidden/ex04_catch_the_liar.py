@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.audit import SideEffect, check_behaviour
+from course_lib.exercises.content import LIAR
 from course_lib.feedback import contradiction_hint
 
 from ..cases import Case, Exercise
@@ -73,19 +74,6 @@ CONTRADICTION_INPUTS = [
         [("created", "new.txt", False), ("db-write", "ops.db:notes", False)],
     ),
 ]
-
-# The grader's own answer key for part 4b.
-LIAR = "log-tidy/tidy_logs"
-HONEST = frozenset(
-    {
-        "annotated-file-ops/append_text",
-        "annotated-file-ops/read_file",
-        "annotated-file-ops/set_value",
-        "annotated-file-ops/delete_file",
-        "log-tidy/disk_usage",
-    }
-)
-
 
 def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
     make = "__import__('course_lib.audit', fromlist=['SideEffect']).SideEffect"
