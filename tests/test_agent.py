@@ -6,11 +6,8 @@ import anyio
 import matplotlib
 import pytest
 
-from course_lib import (
-    ConfirmationRequest,
-    PreCall,
-    SessionGuard,
-)
+from course_lib import PreCall, SessionGuard
+from course_lib.approval import ConfirmationRequest
 from course_lib.agent import ScriptedAgent, open_session
 from course_lib.decisions import Trust
 from course_lib.servers import build

@@ -9,9 +9,6 @@ from mcp.types import Tool, ToolAnnotations
 
 from course_lib import (
     FIELDS,
-    HINTS,
-    NOT_MEANINGFUL,
-    RiskProfile,
     check_annotations,
     classify,
     declared,
@@ -19,6 +16,7 @@ from course_lib import (
     effective,
     fields_table,
 )
+from course_lib.annotations import HINTS, NOT_MEANINGFUL, RiskProfile
 
 
 def tool(name: str = "t", annotations: dict | None = None, title: str | None = None) -> Tool:

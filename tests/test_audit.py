@@ -11,18 +11,16 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
 from course_lib import (
-    AuditEvent,
-    AuditLog,
     Host,
-    SideEffect,
     TrustBook,
     approve_all,
     check_behaviour,
     decline_all,
-    server_identity,
     side_effects,
     snapshot,
 )
+from course_lib.audit import SideEffect
+from course_lib.host import AuditEvent, AuditLog, server_identity
 from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING
 from course_lib.decisions import Outcome, PreCall, Trust

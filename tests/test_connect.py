@@ -9,7 +9,8 @@ import sys
 import anyio
 import pytest
 
-from course_lib import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
+from course_lib import connect, python_command
+from course_lib.connection import ConnectError, call_tool_sync, list_tools_sync, run_sync
 from course_lib.servers.file_ops import file_ops_server
 
 FILE_OPS_TOOLS = ["read_file", "append_text", "set_value", "delete_file"]
@@ -52,7 +53,7 @@ def test_sync_helpers_work_inside_a_running_event_loop():
     # does for the lifetime of a kernel.
     script = (
         "import asyncio\n"
-        "from course_lib import list_tools_sync\n"
+        "from course_lib.connection import list_tools_sync\n"
         "from course_lib.servers.file_ops import file_ops_server\n"
         "async def cell():\n"
         "    return [t.name for t in list_tools_sync(file_ops_server())]\n"

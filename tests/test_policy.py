@@ -12,21 +12,21 @@ from course_lib import (
     CLAUDE_CODE_DEFAULT,
     CLAUDE_CODE_PLAN,
     CURSOR_ASK,
-    POLICIES,
     SPEC,
     TRUST_EVERYTHING,
     VSCODE,
-    Decision,
     PostCall,
     PreCall,
-    ReadOnlyModePolicy,
     Trust,
-    all_combinations,
     combinations_table,
     decide,
     decision_matrix,
     decisions_table,
 )
+from course_lib.clients import POLICIES
+from course_lib.combinations import all_combinations
+from course_lib.decisions import Decision
+from course_lib.policy import ReadOnlyModePolicy
 from course_lib.combinations import combination_label
 from course_lib.servers.file_ops import file_ops_server
 

@@ -6,7 +6,8 @@ import pytest
 from mcp.server import MCPServer
 from mcp.types import ListToolsResult, Tool, ToolAnnotations
 
-from course_lib import list_tools_sync, tools_table
+from course_lib import tools_table
+from course_lib.connection import list_tools_sync
 from course_lib.servers.file_ops import file_ops_server
 
 

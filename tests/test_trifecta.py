@@ -6,14 +6,9 @@ import matplotlib
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib import (
-    Basis,
-    Leg,
-    SessionGuard,
-    analyse_session,
-    list_tools_sync,
-    plot_session,
-)
+from course_lib import Leg, SessionGuard, analyse_session, plot_session
+from course_lib.connection import list_tools_sync
+from course_lib.legs import Basis
 from course_lib.decisions import PreCall, Trust
 from course_lib.policy import SPEC
 from course_lib.servers import build
@@ -187,7 +182,7 @@ def test_guard_rejects_unknown_names_and_options():
 
 
 def test_web_search_records_queries_and_refuses_empty_ones(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("web-search", root=tmp_path)
     assert call_tool_sync(server, "search_web", {"query": "   "}).is_error
@@ -197,7 +192,7 @@ def test_web_search_records_queries_and_refuses_empty_ones(tmp_path):
 
 
 def test_mailer_keeps_outbox_in_its_sandbox_and_checks_addresses(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("mailer", root=tmp_path)
     assert call_tool_sync(server, "send_email", {"to": "not an address", "subject": "s", "body": "b"}).is_error
@@ -206,7 +201,7 @@ def test_mailer_keeps_outbox_in_its_sandbox_and_checks_addresses(tmp_path):
 
 
 def test_private_notes_refuses_paths_that_leave_the_sandbox(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("private-notes", root=tmp_path)
     result = call_tool_sync(server, "read_note", {"title": "../etc/passwd"})
