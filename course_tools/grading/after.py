@@ -132,9 +132,9 @@ def _lms(pairs: list[list[str]]) -> list[tuple[Lms, Path]]:
     return chosen
 
 
-def _check_files(after: AfterGrading, out: Path) -> None:
+def _check_files(after: AfterGrading, out: Path, results: Path | None) -> None:
     """Raises ValueError for two outputs on one path or a figure format matplotlib lacks."""
-    paths = [("--out", out), *after.files()]
+    paths = [("--out", out), ("--results", results or out.with_suffix(".jsonl")), *after.files()]
     for index, (option, path) in enumerate(paths):
         clash = [o for o, p in paths[:index] if p.absolute() == path.absolute()]
         if clash:
@@ -170,7 +170,7 @@ def prepare(args: argparse.Namespace, course_root: Path) -> AfterGrading:
         after.rosters[lms] = read_roster(args.roster, lms, args.roster_key)
     if args.deadline is not None:
         after.deadline = parse_deadline(args.deadline)
-    _check_files(after, args.out)
+    _check_files(after, args.out, args.results)
     return after
 
 

@@ -81,10 +81,12 @@ def _note(part: PartSummary) -> str:
 
 def summary_figure(summaries: Sequence[CaseSummary], students: int) -> Any:
     """The figure (a matplotlib Figure, outside pyplot: no global state, no display)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     rows = parts(summaries)
     figure = Figure(figsize=(14, 1.8 + 0.55 * max(1, len(rows))), dpi=120)
+    FigureCanvasAgg(figure)  # draws without a display
     axes = figure.subplots()
     names = [p.part.replace("$", r"\$") for p in rows]
     wrong = [100 * p.share_wrong for p in rows]
