@@ -2,8 +2,8 @@
 
 One horizontal bar per part (2a, 2b...), most missed on top: the dark segment is the share of
 answers that were wrong, the light one the share left blank or not judged. Beside each bar,
-the part's most-missed case is named, so the figure alone says what to re-teach. Sized to be
-read on a projector or printed on one page.
+the part's most-missed case is named, so the figure alone says what to re-teach. The numbers
+are computed here; `course_lib.plots.class_summary` draws them (all figures in one place).
 
 Introduced in: docs/instructor.md (section 8, after grading)
 """
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from course_lib.plots.class_summary import Bar, class_summary_figure, save_class_summary
+
 from .summary import CaseSummary
 
-__all__ = ["PartSummary", "parts", "plot_summary", "summary_figure"]
-
-WRONG_COLOUR, BLANK_COLOUR = "#b2182b", "#d9d9d9"
+__all__ = ["PartSummary", "bars", "parts", "plot_summary", "summary_figure"]
 
 
 @dataclass(frozen=True)
@@ -75,51 +75,26 @@ def _note(part: PartSummary) -> str:
         said = f"{len(worst.missed)} of {worst.handed_in} blank"
     else:
         return "all passed"
-    text = f"{worst.case} ({said}): {_short(worst.label)}"
-    return text.replace("$", r"\$")  # a $ would start matplotlib's mathtext
+    return f"{worst.case} ({said}): {_short(worst.label)}"
+
+
+def bars(summaries: Sequence[CaseSummary]) -> list[Bar]:
+    """The figure's bars: each part, most missed on top, naming its most-missed case."""
+    return [Bar(p.part, p.share_wrong, p.share_blank, _note(p)) for p in parts(summaries)]
+
+
+def title(summaries: Sequence[CaseSummary], students: int) -> str:
+    return (
+        f"What the class missed: {students} students, {len(parts(summaries))} parts, "
+        "most missed on top"
+    )
 
 
 def summary_figure(summaries: Sequence[CaseSummary], students: int) -> Any:
-    """The figure (a matplotlib Figure, outside pyplot: no global state, no display)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    rows = parts(summaries)
-    figure = Figure(figsize=(14, 1.8 + 0.55 * max(1, len(rows))), dpi=120)
-    FigureCanvasAgg(figure)  # draws without a display
-    axes = figure.subplots()
-    names = [p.part.replace("$", r"\$") for p in rows]
-    wrong = [100 * p.share_wrong for p in rows]
-    blank = [100 * p.share_blank for p in rows]
-    axes.barh(names, wrong, color=WRONG_COLOUR, label="wrong")
-    axes.barh(names, blank, left=wrong, color=BLANK_COLOUR, label="left blank or not judged")
-    for y, part in enumerate(rows):
-        end = 100 * (part.share_wrong + part.share_blank)
-        axes.text(end + 1.5, y, _note(part), va="center", fontsize=12)
-    axes.invert_yaxis()  # most missed on top
-    axes.set_xlim(0, 200)  # the right half holds the case names
-    axes.set_xticks(range(0, 101, 25), [f"{t}%" for t in range(0, 101, 25)])
-    axes.spines["bottom"].set_bounds(0, 100)
-    axes.spines[["top", "right"]].set_visible(False)
-    axes.set_xlabel(
-        "share of the part's answers missed (its cases x the notebooks handed in)",
-        fontsize=12,
-        loc="left",
-    )
-    axes.tick_params(axis="y", labelsize=13)
-    axes.tick_params(axis="x", labelsize=12)
-    axes.set_title(
-        f"What the class missed: {students} students, {len(rows)} parts, most missed on top",
-        fontsize=15,
-        loc="left",
-    )
-    axes.legend(  # under the axis, at the right: clear of the bars and their notes
-        loc="upper right", bbox_to_anchor=(1.0, -0.06), ncol=2, fontsize=12, frameon=False
-    )
-    figure.tight_layout()
-    return figure
+    """The figure, as a matplotlib Figure (drawn by `course_lib.plots.class_summary`)."""
+    return class_summary_figure(bars(summaries), title(summaries, students))
 
 
 def plot_summary(path: Path, summaries: Sequence[CaseSummary], students: int) -> None:
-    """Write the figure (PNG, SVG or PDF, by `path`'s suffix), nothing cut at its edges."""
-    summary_figure(summaries, students).savefig(path, bbox_inches="tight", pad_inches=0.2)
+    """Write the figure (PNG, SVG or PDF, by `path`'s suffix)."""
+    save_class_summary(path, bars(summaries), title(summaries, students))
