@@ -115,7 +115,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--course-root",
         type=Path,
         default=None,
-        help="checkout holding solutions/ and exercises/ (for --self-test)",
+        help="checkout holding solutions/ and exercises/ "
+        "(for --self-test, --written, --sample-class)",
     )
     parser.add_argument(
         "--isolation",
