@@ -40,6 +40,7 @@ from typing import Any
 
 from .annotations import AnnotationsLike, RiskProfile, classify, declared, effective
 from .decisions import Decision, PostCall, PreCall, Trust, as_trust
+from .vocabulary import member
 
 __all__ = [
     "CURSOR_ASK",
@@ -70,7 +71,7 @@ class Policy(ABC):
 
     @abstractmethod
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         """Return the decision for a tool with these annotations from a server at this trust level.
 
@@ -152,7 +153,7 @@ class SpecPolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
         if as_trust(trust) is Trust.UNTRUSTED:
@@ -178,7 +179,7 @@ class TrustEverythingPolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated, then deliberately ignored
         return _by_hints(annotations, self.name, "believing the hints: ")
@@ -211,7 +212,7 @@ class VSCodePolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
@@ -255,15 +256,11 @@ class ReadOnlyModePolicy(Policy):
     )
 
     def __init__(
-        self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY
+        self, name: str = "read-only mode", *, otherwise: PreCall = PreCall.DENY
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("a policy needs a non-empty name, e.g. 'Cursor Ask mode'")
-        try:
-            otherwise = PreCall(otherwise)
-        except ValueError:
-            choices = ", ".join(repr(p.value) for p in PreCall)
-            raise ValueError(f"otherwise must be one of {choices}, not {otherwise!r}") from None
+        otherwise = member(PreCall, otherwise, "otherwise")
         if otherwise is PreCall.ALLOW:
             raise ValueError(
                 "otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY"
@@ -272,7 +269,7 @@ class ReadOnlyModePolicy(Policy):
         self.otherwise = otherwise
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated; these modes do not check server trust
         values = declared(annotations)
@@ -306,7 +303,7 @@ class IgnoreHintsPolicy(Policy):
         self.name = name
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)
         declared(annotations)  # validated, then not read
@@ -354,7 +351,7 @@ def as_policies(policies: Policy | Iterable[Policy]) -> list[Policy]:
 
 
 def decide(
-    policy: Policy, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    policy: Policy, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
 ) -> Decision:
     """Return `policy`'s decision for a tool (or its annotations) from a server at `trust` level.
 

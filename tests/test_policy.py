@@ -163,14 +163,16 @@ def test_claude_code_plan_mode_asks_instead_of_denying():
 def test_read_only_mode_rejects_an_otherwise_that_would_admit_everything_or_is_unknown():
     with pytest.raises(ValueError, match="admit every tool"):
         ReadOnlyModePolicy("x", otherwise=PreCall.ALLOW)
-    with pytest.raises(ValueError, match="otherwise must be one of"):
+    with pytest.raises(ValueError, match="otherwise must be PreCall.ALLOW, PreCall.CONFIRM, PreCall.WARN or PreCall.DENY"):
         ReadOnlyModePolicy("x", otherwise="maybe")
     with pytest.raises(ValueError, match="non-empty name"):
         ReadOnlyModePolicy("  ")
 
 
-def test_read_only_mode_accepts_otherwise_as_a_string():
-    assert ReadOnlyModePolicy("m", otherwise="confirm").decide(None).pre_call is PreCall.CONFIRM
+def test_read_only_mode_takes_otherwise_as_a_decision_value_not_its_text():
+    assert ReadOnlyModePolicy("m", otherwise=PreCall.CONFIRM).decide(None).pre_call is PreCall.CONFIRM
+    with pytest.raises(ValueError, match="not the string 'confirm': write PreCall.CONFIRM"):
+        ReadOnlyModePolicy("m", otherwise="confirm")
 
 
 def test_hint_blind_client_confirms_even_a_read_only_tool():
