@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "plot_session": "plots",
     "analyse_session": "trifecta",
     "SessionGuard": "guard",
+    "SessionReport": "trifecta",
     "ScriptedAgent": "agent",
     "open_session": "agent",
     "run_defence": "replay",
