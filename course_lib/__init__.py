@@ -63,7 +63,6 @@ _EXPORTS: dict[str, str] = {
     "run_defence": "replay",
     "approve_all": "approval",
     "decline_all": "approval",
-    "check_behaviour": "audit",
     "side_effects": "audit",
     "snapshot": "audit",
     "Host": "host",
