@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from processes import gone
 
 from course_lib.__main__ import main
 from course_lib.inspect_cmd import EXIT_OK, EXIT_TRIFECTA, EXIT_UNREACHABLE, EXIT_USAGE, split_commands
@@ -200,16 +201,8 @@ def test_hanging_command_is_stopped_at_the_timeout_without_a_traceback(tmp_path)
     assert done.returncode == EXIT_UNREACHABLE
     assert "did not answer within 1 s" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
-    assert not _running(int(pidfile.read_text())), "the hanging server was left running"
+    assert gone(int(pidfile.read_text())), "the hanging server was left running"
 
-
-def _running(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie is dead: it only waits for its parent)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
 
 
 def test_one_failing_server_does_not_hide_the_others(tmp_path, capsys):

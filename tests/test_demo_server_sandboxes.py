@@ -1,8 +1,9 @@
-"""Red team: the demo servers' sandboxes against races, links, special files and big files.
+"""The demo servers' sandboxes hold against races, links, special files, big files and planted names.
 
 Each attack comes from something else that can write in the sandbox folder (another tool,
 another process): it swaps folders for links while tools run, plants hard links and FIFOs,
-grows files between a check and a read, and replaces files the server opened at start.
+grows files between a check and a read, replaces files the server opened at start, and names
+files so that parsing their names fails.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import anyio
 import pytest
 
 from course_lib import connect
-from course_lib.servers import cleanup, file_ops, mailer, private_notes, sql_query, web_search
+from course_lib.connection import call_tool_sync
+from course_lib.servers import cleanup, file_ops, mailer, ops_scoped, private_notes, sql_query, web_search
 
 
 HANG_GUARD = 120  # seconds: only a call that blocks (an open or read that never returns) gets near it
@@ -228,3 +230,15 @@ def test_a_device_node_is_refused_without_reading_it(world):
     read, append = without_blocking(server, ("read_file", {"path": "zero.txt"}), ("append_text", {"path": "zero.txt", "text": "x"}))
     assert read.is_error and "not a regular file" in text(read)
     assert append.is_error and "not a regular file" in text(append)
+
+
+def test_a_log_named_with_an_impossible_date_does_not_stop_the_cleanup(tmp_path):
+    server = ops_scoped.build_server(tmp_path, enforce_scopes=False)
+    logs = tmp_path / "logs" / "test"
+    (logs / "app-2026-99-99.log").write_text("planted")
+    dated = sorted(p.name for p in logs.iterdir() if p.name != "app-2026-99-99.log")
+    result = call_tool_sync(server, "cleanup_logs", {"environment": "test", "keep_days": 0})
+    # was: a bare "Error executing tool cleanup_logs" (ValueError: month must be in 1..12)
+    assert not result.is_error, result.content[0].text
+    assert f"deleted {len(dated) - 1} log file(s)" in result.content[0].text
+    assert sorted(p.name for p in logs.iterdir()) == [dated[-1], "app-2026-99-99.log"]
