@@ -63,17 +63,9 @@ class AuditLog:
     """Every call a host made or refused, in order."""
 
     COLUMNS = (
-        "server",
-        "tool",
-        "arguments",
-        "trust",
-        "decision",
-        "confirmation",
-        "outcome",
-        "side effects",
-        "finding",
-        "trust after",
-    )
+        "server", "tool", "arguments", "trust", "decision", "confirmation", "outcome",
+        "side effects", "finding", "trust after",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.events: list[AuditEvent] = []
@@ -288,16 +280,11 @@ class Host:
 
     def _ask(self, attempt: _Attempt) -> bool:
         """Show the user the call with its real arguments; a yes also approves a pinned tool."""
-        definition = attempt.definition
+        definition, decision = attempt.definition, attempt.decision
         request = ConfirmationRequest(
-            attempt.server,
-            definition.name,
-            display_title(definition),
-            attempt.arguments,
-            attempt.decision.pre_call,
-            attempt.decision.reason,
-            definition.annotations,
-        )
+            attempt.server, definition.name, display_title(definition), attempt.arguments,
+            decision=decision.pre_call, reason=decision.reason, annotations=definition.annotations,
+        )  # fmt: skip
         if not self.approve(request):
             return False
         if self.pins is not None:
