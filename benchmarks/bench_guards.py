@@ -67,9 +67,9 @@ def median_seconds(work: Callable[[], object], runs: int) -> float:
 
 def bench_sql(runs: int) -> None:
     from course_lib.connection import call_tool_sync
-    from course_lib.servers import sql_query
+    from course_lib.servers import ops_db
 
-    server = sql_query.build_server(variant="engine")
+    server = ops_db.ops_db_server(variant="engine")
 
     def slow() -> None:
         result = call_tool_sync(server, "execute_query", {"sql": SQL_SLOW})
@@ -78,7 +78,7 @@ def bench_sql(runs: int) -> None:
     stopped = median_seconds(slow, runs)
     print(
         f"sql: slow statement stopped after {stopped:6.2f} s "
-        f"(limit {sql_query.TIME_LIMIT:g} s, overshoot {stopped - sql_query.TIME_LIMIT:+.2f} s)"
+        f"(limit {ops_db.TIME_LIMIT:g} s, overshoot {stopped - ops_db.TIME_LIMIT:+.2f} s)"
     )
     for name, sql in SQL_GUARDED.items():
         seconds = median_seconds(

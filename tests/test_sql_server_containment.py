@@ -16,15 +16,15 @@ import sys
 import pytest
 
 from course_lib.connection import call_tool_sync
-from course_lib.servers import sql_query
+from course_lib.servers import ops_db
 
 CHILD = """
 import json, resource, sys, time
 from course_lib.connection import call_tool_sync
-from course_lib.servers import sql_query
+from course_lib.servers import ops_db
 sql, variant, limit = sys.argv[1], sys.argv[2], sys.argv[3]
 options = {} if limit == "default" else {"time_limit": float(limit)}
-server = sql_query.build_server(variant=variant, **options)
+server = ops_db.ops_db_server(variant=variant, **options)
 cpu = time.process_time()
 result = call_tool_sync(server, "execute_query", {"sql": sql})
 print(json.dumps({
@@ -74,10 +74,10 @@ def test_a_slow_statement_is_interrupted_at_the_default_time_limit():
     )
     out = run_child(sql, time_limit="default")
     assert out["error"], out["text"]
-    assert f"ran longer than {sql_query.TIME_LIMIT:g} s and was stopped" in out["text"]
+    assert f"ran longer than {ops_db.TIME_LIMIT:g} s and was stopped" in out["text"]
     # the timer fires after TIME_LIMIT seconds of wall time, so the statement spent at most that
     # much CPU; running to its end would have taken minutes
-    assert out["cpu_seconds"] < sql_query.TIME_LIMIT + 1.5
+    assert out["cpu_seconds"] < ops_db.TIME_LIMIT + 1.5
 
 
 def test_a_time_limit_given_to_the_server_is_the_one_it_applies():
@@ -135,22 +135,22 @@ def call(server, sql: str):
 def test_a_result_is_bounded_in_characters_not_only_rows():
     # 50 megabytes to build take seconds on a busy machine: a limit no load reaches, so only the cut
     # is under test
-    server = sql_query.build_server(variant="engine", time_limit=LONG)
+    server = ops_db.ops_db_server(variant="engine", time_limit=LONG)
     columns = ", ".join(f"printf('%.*c', 999000, 'x') AS c{i}" for i in range(50))
     result = call(server, f"SELECT {columns}")
     assert not result.is_error
-    assert len(result.content[0].text) <= sql_query.MAX_RESULT_CHARS + 500
+    assert len(result.content[0].text) <= ops_db.MAX_RESULT_CHARS + 500
     assert "result cut at" in result.content[0].text
 
 
 def test_fts3_tokenizer_cannot_leak_a_native_address():
-    server = sql_query.build_server(variant="worst-case")
+    server = ops_db.ops_db_server(variant="worst-case")
     result = call(server, "SELECT hex(fts3_tokenizer('simple'))")
     assert result.is_error and "fts3_tokenizer" in result.content[0].text
 
 
 def test_load_extension_refusal_names_load_extension_not_attach():
-    server = sql_query.build_server(variant="worst-case")
+    server = ops_db.ops_db_server(variant="worst-case")
     result = call(server, "SELECT load_extension('/tmp/evil.so')")
     assert result.is_error
     assert "load_extension" in result.content[0].text and "ATTACH" not in result.content[0].text
@@ -162,7 +162,7 @@ def test_load_extension_refusal_names_load_extension_not_attach():
 def test_pragmas_that_move_sqlite_files_are_refused(tmp_path, pragma):
     # WAL adds ops.db-wal/-shm beside ops.db for good; temp_store_directory is process-wide and
     # sends every later connection's temporary files wherever the statement says
-    server = sql_query.build_server(tmp_path, variant="worst-case")
+    server = ops_db.ops_db_server(tmp_path, variant="worst-case")
     result = call(server, f"PRAGMA {pragma}")
     assert result.is_error and "PRAGMA changes where or how SQLite writes files" in result.content[0].text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ops.db"]
@@ -173,7 +173,7 @@ def test_pragmas_that_move_sqlite_files_are_refused(tmp_path, pragma):
 def test_a_link_planted_beside_ops_db_touches_nothing_outside_and_says_why(tmp_path, planted):
     root, victim = tmp_path / "root", tmp_path / "victim"
     victim.write_text("SECRET" * 100)
-    server = sql_query.build_server(root, variant="worst-case")
+    server = ops_db.ops_db_server(root, variant="worst-case")
     (root / planted).symlink_to(victim)
     for sql in ("INSERT INTO deploys VALUES (3, 'd', 's', 'v')", "SELECT count(*) FROM deploys"):
         result = call(server, sql)

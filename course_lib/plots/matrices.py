@@ -127,7 +127,7 @@ class _Seen:
 def plot_decision_matrix(
     policy: Policy,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ax: Axes | None = None,
     legend: bool = True,
     title: str | None = None,
@@ -307,7 +307,7 @@ def _label_blocks(ax: Axes, block_labels: bool, fontsize: float) -> None:
 def plot_decision_matrices(
     policies: Sequence[Policy] = POLICIES,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ncols: int = 2,
     axes: Sequence[Axes] | None = None,
     fontsize: float = 9.0,

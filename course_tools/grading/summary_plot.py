@@ -3,7 +3,7 @@
 One horizontal bar per part (2a, 2b...), most missed on top: the dark segment is the share of
 answers that were wrong, the light one the share left blank or not judged. Beside each bar,
 the part's most-missed case is named, so the figure alone says what to re-teach. The numbers
-are computed here; `course_lib.plots.class_summary` draws them (all figures in one place).
+are computed here; `summary_figure` draws them.
 
 Introduced in: docs/instructor.md (section 8, after grading)
 """
@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course_lib.plots.class_summary import Bar, class_summary_figure, save_class_summary
-
 from .summary import CaseSummary
+from .summary_figure import Bar, class_summary_figure, save_class_summary
 
 __all__ = ["PartSummary", "bars", "parts", "plot_summary", "summary_figure"]
 
@@ -91,7 +90,7 @@ def title(summaries: Sequence[CaseSummary], students: int) -> str:
 
 
 def summary_figure(summaries: Sequence[CaseSummary], students: int) -> Any:
-    """The figure, as a matplotlib Figure (drawn by `course_lib.plots.class_summary`)."""
+    """The figure, as a matplotlib Figure (drawn by `summary_figure`)."""
     return class_summary_figure(bars(summaries), title(summaries, students))
 
 

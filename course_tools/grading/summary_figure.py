@@ -1,10 +1,11 @@
 """A class's results as a figure: one bar per part, the share missed, the worst case named.
 
-The instructor's grader (``grade --summary-plot``) computes the numbers; this module only
-draws them, so every figure of the course is drawn in `course_lib.plots`. The figure is built
-outside pyplot (no global state, no display needed) and sized for a projector.
+The instructor's grader (``grade --summary-plot``) computes the numbers (`summary_plot`); this
+module only draws them. It is the one figure outside `course_lib.plots`, because no lesson
+shows it: learners never install it. The figure is built outside pyplot (no global state, no
+display needed) and sized for a projector.
 
-Introduced in: no lesson (the instructor's class summary, docs/instructor.md section 8).
+Introduced in: docs/instructor.md section 8 (after grading).
 """
 
 from __future__ import annotations
