@@ -6,8 +6,11 @@ JupyterHub gives it); the hub itself runs in tests/peers/test_hub_class.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
+import signal
 import stat
 import subprocess
 import sys
@@ -18,13 +21,16 @@ from unittest import mock
 import pytest
 from traitlets.config import Config
 
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_hub import TOKEN, Behaviour, FakeHub, RunningFakeHub  # noqa: E402
+
 from course_tools.__main__ import main
 from course_tools.hub import config as hub_config
 from course_tools.hub.api import HubAPI
 from course_tools.hub.collect import Limits, collect
 from course_tools.hub.content import exercise_ids, learner_files, seed_home
 from course_tools.hub.export import ExportError, export, nbgitpuller_link
-from course_tools.hub.prestart import prestart
+from course_tools.hub.prestart import Pace, prestart
 from course_tools.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -336,38 +342,105 @@ def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
 # --- prestart -----------------------------------------------------------------------------------
 
 
-class FakeHub(HubAPI):
-    """The hub's REST API as prestart sees it: learner-02 fails to spawn, the others get ready."""
-
-    def __init__(self) -> None:
-        super().__init__("http://127.0.0.1:9", "token")
-        self.users: set[str] = {"learner-01"}
-        self.polls: dict[str, int] = {}
-
-    def call(self, method, path, body=None):
-        name = path.split("/")[2]
-        if method == "GET":
-            if name not in self.users:
-                return 404, None
-            self.polls[name] = self.polls.get(name, 0) + 1
-            ready = self.polls[name] > 2 and name != "learner-02"
-            pending = None if ready or (name == "learner-02" and self.polls[name] > 2) else "spawn"
-            return 200, {"name": name, "servers": {"": {"ready": ready, "pending": pending}}}
-        if path.endswith("/server"):
-            return 202, None
-        self.users.add(name)
-        return 201, {"name": name}
+NAMES = ["learner-01", "learner-02", "learner-03", "learner-04"]
+QUICK = Pace(deadline=8, poll=0.05, tick=0.01)
 
 
-def test_prestart_creates_users_starts_servers_and_reports_failures():
-    hub, lines = FakeHub(), []
-    report = prestart(
-        hub, ["learner-01", "learner-02", "learner-03"], poll=0, progress=lines.append
-    )
-    assert sorted(report.ready) == ["learner-01", "learner-03"]
-    assert report.failed == ["learner-02"] and report.waiting == []
-    assert hub.users == {"learner-01", "learner-02", "learner-03"}
-    assert lines[-1].startswith("[2/3 ready, 1 failed]")
+def quick(**changes) -> Pace:
+    return dataclasses.replace(QUICK, **changes)
+
+
+def test_prestart_counts_a_start_request_that_outlasts_the_timeout_as_still_starting():
+    # learner-02's request is answered after 1.5 s, the client gives up after 0.3 s: the
+    # learner is still starting, polled, and ready like the others (it used to abort the class).
+    hub = FakeHub({"learner-02": Behaviour(stall=1.5)})
+    with RunningFakeHub(hub) as (url, _):
+        lines = []
+        report = prestart(HubAPI(url, TOKEN, timeout=0.3), NAMES, QUICK, progress=lines.append)
+    assert sorted(report.ready) == NAMES and report.ok
+    assert report.failed == {} and report.waiting == []
+    assert lines[-1].startswith("4 of 4 ready")
+
+
+def test_a_learner_stalled_past_the_deadline_is_named_and_the_rest_start(tmp_path, capsys):
+    hub = FakeHub({"learner-03": Behaviour(stall=1.0, never_ready=True)})
+    (tmp_path / "api_token").write_text(TOKEN)
+    with RunningFakeHub(hub) as (url, _):
+        status = main(
+            [
+                "hub", "prestart", "--users", "4", "--dir", str(tmp_path), "--hub-url", url,
+                "--timeout", "3", "--request-timeout", "0.3",
+            ]
+        )
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "3 of 4 servers ready" in out
+    assert "still starting after 3 s: learner-03" in err
+    assert "run the same command again" in err
+    assert "Traceback" not in out + err
+    assert re.search(r"^\d of 4 ready \(", out, re.M)  # progress lines as it goes
+
+
+def test_prestart_names_a_failed_spawn_with_the_hubs_reason_after_asking_again():
+    hub = FakeHub({"learner-01": Behaviour(failures=1), "learner-04": Behaviour(failures=5)})
+    with RunningFakeHub(hub) as (url, _):
+        lines = []
+        report = prestart(HubAPI(url, TOKEN, timeout=2), NAMES, QUICK, progress=lines.append)
+    assert sorted(report.ready) == NAMES[:3]  # learner-01 failed once, then started
+    assert report.failed == {"learner-04": "Spawn failed: Server didn't respond in 120 seconds"}
+    assert hub.servers["learner-04"].spawns == 2  # asked once more (retries=1), then given up
+    assert any(line.startswith("learner-01: Spawn failed") for line in lines)
+
+
+def test_prestart_asks_again_for_a_server_whose_request_was_lost():
+    hub = FakeHub({"learner-02": Behaviour(stall=0.6, lost=True)})
+    with RunningFakeHub(hub) as (url, _):
+        report = prestart(HubAPI(url, TOKEN, timeout=0.2), NAMES, QUICK, progress=print)
+    assert sorted(report.ready) == NAMES
+    assert hub.servers["learner-02"].spawns == 1  # the lost request started nothing
+
+
+def test_prestart_keeps_at_most_parallel_servers_starting():
+    names = [f"learner-{i:02d}" for i in range(1, 13)]
+    hub = FakeHub({name: Behaviour(ready_after=0.3) for name in names})
+    with RunningFakeHub(hub) as (url, _):
+        report = prestart(HubAPI(url, TOKEN), names, quick(parallel=3), progress=print)
+    assert sorted(report.ready) == names
+    assert 1 <= hub.most_pending <= 3
+
+
+def test_prestart_with_a_wrong_token_says_which_file_to_use(tmp_path, capsys):
+    (tmp_path / "api_token").write_text("not-the-token")
+    with RunningFakeHub(FakeHub()) as (url, _):
+        status = main(["hub", "prestart", "--dir", str(tmp_path), "--hub-url", url])
+    err = capsys.readouterr().err
+    assert status == 3
+    assert "refused the API token" in err and "Traceback" not in err
+
+
+def test_prestart_refuses_a_window_of_no_servers(tmp_path, capsys):
+    (tmp_path / "api_token").write_text(TOKEN)
+    assert main(["hub", "prestart", "--dir", str(tmp_path), "--parallel", "0"]) == 2
+    assert "servers started at once must be 1 or more" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_prestart_says_the_servers_go_on_starting(tmp_path):
+    (tmp_path / "api_token").write_text(TOKEN)
+    hub = FakeHub({f"learner-0{i}": Behaviour(never_ready=True) for i in range(1, 4)})
+    with RunningFakeHub(hub) as (url, _):
+        command = [
+            sys.executable, "-m", "course_tools", "hub", "prestart", "--users", "3",
+            "--dir", str(tmp_path), "--hub-url", url,
+        ]
+        with subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as process:
+            assert process.stdout.readline().startswith("asking the hub for 3 servers")
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted; the servers the hub was starting go on starting" in err
+    assert "Traceback" not in err
 
 
 def test_prestart_without_a_hub_says_how_to_start_it(tmp_path, capsys):
