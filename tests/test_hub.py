@@ -31,7 +31,13 @@ from course_tools.hub.collect import Limits, collect
 from course_tools.hub.content import exercise_ids, learner_files, seed_home
 from course_tools.hub.export import ExportError, export, nbgitpuller_link
 from course_tools.hub.prestart import Pace, prestart
-from course_tools.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
+from course_tools.hub.runtime import (
+    SOCKET_PATH_LIMIT,
+    build_font_cache,
+    hub_runtime_dir,
+    kernel_runtime_dir,
+    matplotlib_dir,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = exercise_ids(ROOT)
@@ -51,9 +57,13 @@ def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
 def load(path: Path, euid: int = 1000) -> Config:
     """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
     c = Config()
-    with mock.patch("os.geteuid", return_value=euid):
+    with (
+        mock.patch("os.geteuid", return_value=euid),
+        mock.patch("course_tools.hub.runtime.raise_open_files_limit") as raised,
+    ):
         code = compile(path.read_text(), str(path), "exec")
         exec(code, {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our generated file)
+    assert raised.called  # the proxy, a child of the hub, inherits the raised limit
     return c
 
 
@@ -64,10 +74,12 @@ def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     c = load(hub_config.write(settings(tmp_path)))
     assert c.JupyterHub.spawner_class == "simple"
     assert c.JupyterHub.authenticator_class == "shared-password"
-    assert c.Spawner.http_timeout == 120
+    assert c.Spawner.http_timeout == c.Spawner.start_timeout == 300
     assert "--KernelManager.transport=ipc" in c.Spawner.args
     assert "--allow-root" not in c.Spawner.args
-    assert c.Spawner.cmd == [str(Path(sys.executable).parent / "jupyterhub-singleuser")]
+    python = str(Path(sys.executable).parent / "python")
+    assert c.Spawner.cmd == [python, "-m", "course_tools.hub.singleuser"]
+    assert c.Spawner.environment["MPLCONFIGDIR"] == str(tmp_path / "hub" / "matplotlib")
     assert c.Spawner.default_url == "/lab/tree/notebooks/00_start_here.ipynb"
     assert c.SimpleLocalProcessSpawner.home_dir_template == f"{tmp_path / 'homes'}/{{username}}"
     assert c.ConfigurableHTTPProxy.command == ["/opt/chp"]
@@ -83,7 +95,59 @@ def test_a_second_hub_on_the_machine_gets_its_own_ports(tmp_path):
 
 def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
     c = load(hub_config.write(settings(tmp_path)), euid=0)
-    assert c.Spawner.args == ["--KernelManager.transport=ipc", "--allow-root"]
+    assert c.Spawner.args[-1] == "--allow-root"
+    assert c.Spawner.args.count("--allow-root") == 1
+
+
+def test_learners_servers_make_no_call_to_the_internet(tmp_path):
+    args = load(hub_config.write(settings(tmp_path))).Spawner.args
+    assert "--LabApp.news_url=None" in args
+    assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in args
+    assert "--LabApp.extension_manager=readonly" in args
+
+
+def test_spawn_timeout_is_the_operators_choice(tmp_path):
+    c = load(hub_config.write(settings(tmp_path, spawn_timeout=600)))
+    assert c.Spawner.http_timeout == c.Spawner.start_timeout == 600
+
+
+def test_a_learners_server_skips_the_iri_parsers_and_still_validates_jupyter_events():
+    # rfc3987_syntax compiles its parsers at import (about 2 CPU-s per server start).
+    probe = (
+        "import sys\n"
+        "from course_tools.hub.singleuser import skip_unused_imports\n"
+        "skip_unused_imports()\n"
+        "import jsonschema, jupyter_events.logger\n"
+        "print(sys.modules.get('rfc3987_syntax') is None)\n"
+        "checker = jsonschema.Draft7Validator.FORMAT_CHECKER\n"
+        "print(checker.conforms('2026-12-01', 'date'), checker.conforms('nope', 'date'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True", "True", "False"]
+
+
+def test_the_hub_raises_its_open_file_limit_for_the_proxy():
+    probe = (
+        "import resource\n"
+        "from course_tools.hub.runtime import raise_open_files_limit\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+        "print(raise_open_files_limit(4096), resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    new, now, hard = (int(x) for x in done.stdout.split())
+    expected = 4096 if hard == -1 else min(4096, hard)
+    assert new == now == expected
+
+
+def test_matplotlib_font_cache_is_built_once_in_the_hub_folder(tmp_path):
+    assert build_font_cache(tmp_path / "hub", Path(sys.executable)) == ""
+    cached = list(matplotlib_dir(tmp_path / "hub").glob("fontlist-*.json"))
+    assert len(cached) == 1
 
 
 def test_secrets_are_private_long_enough_and_kept_when_config_is_rewritten(tmp_path):
@@ -143,14 +207,21 @@ def test_kernel_sockets_stay_short_even_for_deep_homes(tmp_path):
     socket = f"{runtime}/kernel-54b3460b-786b-4235-9daf-bfa6f65acbe0-ipc-4"
     assert len(socket.encode()) <= SOCKET_PATH_LIMIT
     assert str(deep) not in runtime
-    assert stat.S_IMODE(os.stat(Path(runtime).parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(Path(runtime).parent.parent).st_mode) == 0o700
+
+
+def test_two_hubs_of_one_user_keep_their_kernel_sockets_apart(tmp_path):
+    one = kernel_runtime_dir("learner-01", tmp_path / "class", base=tmp_path)
+    other = kernel_runtime_dir("learner-01", tmp_path / "benchmark", base=tmp_path)
+    assert one != other
+    assert Path(one).parent == hub_runtime_dir(tmp_path / "class", base=tmp_path)
 
 
 def test_kernel_runtime_folder_made_by_someone_else_is_refused(tmp_path):
     (tmp_path / f"mcp-hub-{os.getuid()}").mkdir(mode=0o777)
     os.chmod(tmp_path / f"mcp-hub-{os.getuid()}", 0o777)
     with pytest.raises(RuntimeError, match="not a private folder"):
-        kernel_runtime_dir("learner-01", base=tmp_path)
+        kernel_runtime_dir("learner-01", tmp_path / "hub", base=tmp_path)
 
 
 def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys):

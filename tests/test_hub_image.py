@@ -64,3 +64,15 @@ def test_zero_to_jupyterhub_example_pulls_the_export_opens_lesson_00_limits_memo
 def test_solutions_and_local_environments_are_left_out_of_the_image():
     rules = (ROOT / "binder" / ".dockerignore").read_text().split()
     assert {"solutions", ".venv", ".peers"} <= set(rules)
+
+
+def test_learners_servers_on_a_cluster_start_like_on_one_machine_with_the_fonts_of_the_image():
+    values = yaml.safe_load((ROOT / "hub" / "z2jh" / "config.yaml").read_text())
+    user = values["singleuser"]
+    assert user["cmd"][:3] == ["python", "-m", "course_tools.hub.singleuser"]
+    assert "--LabApp.news_url=None" in user["cmd"]
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    cache = user["extraEnv"]["MPLCONFIGDIR"]
+    image_prefix = "/srv/conda/envs/notebook"  # repo2docker's NB_PYTHON_PREFIX
+    built = cache.replace(image_prefix, "${NB_PYTHON_PREFIX}")
+    assert f'MPLCONFIGDIR="{built}" python -c "import matplotlib.font_manager"' in post_build

@@ -18,11 +18,12 @@ from course_lib.safe_text import printable
 
 from .api import HubAPI, HubError
 from .collect import Limits, collect
-from .config import PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
+from .config import PASSWORD_NAME, SPAWN_TIMEOUT, TOKEN_NAME, HubSettings, learner_names, write
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
 from .prestart import Pace, prestart
 from .requirements import find_proxy, missing
+from .runtime import build_font_cache, matplotlib_dir
 
 HELP = (
     "run the course for a class on one JupyterHub: config, prestart, collect, export (docs/hub.md)"
@@ -89,6 +90,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--proxy",
         default=None,
         help="configurable-http-proxy program (default: $COURSE_HUB_PROXY, hub/proxy, PATH)",
+    )
+    config.add_argument(
+        "--spawn-timeout",
+        type=int,
+        default=SPAWN_TIMEOUT,
+        help=f"seconds one learner's server may take to start (default {SPAWN_TIMEOUT})",
     )
 
     start = sub.add_parser(
@@ -198,8 +205,11 @@ def _config(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         hub_port=args.hub_port,
         proxy_api_port=args.proxy_api_port,
+        spawn_timeout=args.spawn_timeout,
     )
     learner_names(args.prefix, args.users)  # validates before anything is written
+    if args.spawn_timeout < 1:
+        raise ValueError(f"--spawn-timeout must be 1 s or more, not {args.spawn_timeout}")
     path = write(settings)
     s = settings.resolved()
     print(f"wrote {path}")
@@ -211,6 +221,18 @@ def _config(args: argparse.Namespace) -> int:
         f"  shared password: in {s.hub_dir / PASSWORD_NAME}; instructor API token: in "
         f"{s.hub_dir / TOKEN_NAME}"
     )
+    fonts = build_font_cache(s.hub_dir, s.venv_bin / "python")
+    if fonts:
+        print(
+            f"  matplotlib's font cache not built ({printable(fonts, limit=200)}): each "
+            "learner builds their own at their first plot",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"  matplotlib's font cache: built once for every learner, in "
+            f"{matplotlib_dir(s.hub_dir)}"
+        )
     problems = missing(course, s.venv_bin, find_proxy(course, args.proxy))
     for problem in problems:
         print(f"  {problem}", file=sys.stderr)

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-from tornado.websocket import websocket_connect
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+from tornado.websocket import WebSocketClientConnection, WebSocketError, websocket_connect
+
+from course_lib.safe_text import printable
 
 __all__ = ["NotebookRun", "pull_distribution", "put_notebook", "run_notebook"]
 
@@ -113,10 +115,30 @@ async def pull_distribution(
 async def run_notebook(
     hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120
 ) -> NotebookRun:
-    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down."""
+    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down.
+
+    Whatever goes wrong (an HTTP error, a timeout, a closed websocket) is recorded in the
+    run's `errors`, never raised: one learner's failure is a figure, not the end of the class.
+    """
     started = time.monotonic()
     run = NotebookRun(learner, path)
-    server = _Server(hub_url, learner, token)
+    try:
+        await _run_cells(_Server(hub_url, learner, token), run, cell_timeout)
+    except (
+        HTTPClientError,
+        WebSocketError,
+        OSError,
+        asyncio.TimeoutError,
+        KeyError,
+        ValueError,
+    ) as error:
+        run.errors.append(f"{type(error).__name__}: {printable(str(error), limit=200)}")
+    run.seconds = time.monotonic() - started
+    return run
+
+
+async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> None:
+    path = run.path
     model = await server.call("GET", f"/api/contents/{quote(path)}?content=1&type=notebook")
     session = await server.call(
         "POST",
@@ -132,39 +154,48 @@ async def run_notebook(
         for index, cell in enumerate(model["content"]["cells"]):
             if cell["cell_type"] != "code" or not "".join(cell["source"]).strip():
                 continue
-            request = _message("".join(cell["source"]), session["id"])
-            await socket.write_message(json.dumps(request))
             run.cells += 1
-            deadline = time.monotonic() + cell_timeout
-            replied = idle = False
-            while not (replied and idle):
-                try:
-                    raw = await asyncio.wait_for(
-                        socket.read_message(), max(0.1, deadline - time.monotonic())
-                    )
-                except asyncio.TimeoutError:
-                    run.errors.append(f"cell {index}: no reply within {cell_timeout:.0f} s")
-                    return run
-                if raw is None:
-                    run.errors.append(f"cell {index}: the kernel's websocket closed")
-                    return run
-                message = json.loads(raw)
-                if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
-                    continue
-                kind = message["header"]["msg_type"]
-                if kind == "execute_reply":
-                    replied = True
-                    content = message["content"]
-                    expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
-                    if content["status"] == "error" and not expected:
-                        run.errors.append(
-                            f"cell {index}: {content.get('ename')}: "
-                            f"{content.get('evalue', '')[:200]}"
-                        )
-                elif kind == "status" and message["content"]["execution_state"] == "idle":
-                    idle = True
+            error = await _execute(socket, cell, session["id"], cell_timeout)
+            if error:
+                run.errors.append(f"cell {index}: {error}")
+                if error.startswith(_STOPS):
+                    return
     finally:
         socket.close()
         await server.call("DELETE", f"/api/sessions/{session['id']}")
-        run.seconds = time.monotonic() - started
-    return run
+
+
+_STOPS = ("no reply within", "the kernel's websocket closed")
+
+
+async def _execute(
+    socket: WebSocketClientConnection, cell: dict[str, Any], session: str, timeout: float
+) -> str:
+    """Run one cell; return "" or what went wrong (an unexpected error, no reply...)."""
+    request = _message("".join(cell["source"]), session)
+    await socket.write_message(json.dumps(request))
+    deadline = time.monotonic() + timeout
+    replied = idle = False
+    error = ""
+    while not (replied and idle):
+        try:
+            raw = await asyncio.wait_for(
+                socket.read_message(), max(0.1, deadline - time.monotonic())
+            )
+        except asyncio.TimeoutError:
+            return f"no reply within {timeout:.0f} s"
+        if raw is None:
+            return "the kernel's websocket closed"
+        message = json.loads(raw)
+        if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+            continue
+        kind = message["header"]["msg_type"]
+        if kind == "execute_reply":
+            replied = True
+            content = message["content"]
+            expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+            if content["status"] == "error" and not expected:
+                error = f"{content.get('ename')}: {content.get('evalue', '')[:200]}"
+        elif kind == "status" and message["content"]["execution_state"] == "idle":
+            idle = True
+    return error

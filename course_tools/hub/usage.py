@@ -31,7 +31,7 @@ class Kind(Enum):
 
     HUB = "hub"
     PROXY = "proxy"
-    SERVER = "learners' servers"  # jupyterhub-singleuser (Jupyter Server and JupyterLab)
+    SERVER = "learners' servers"  # jupyterhub-singleuser or course_tools.hub.singleuser
     KERNEL = "kernels"  # ipykernel
     MCP_SERVER = "stdio MCP servers"  # python -m course_lib serve ...
     OTHER = "other"
@@ -43,7 +43,7 @@ def kind_of(cmdline: list[str]) -> Kind:
     words = " ".join(cmdline)
     if "ipykernel" in words:
         return Kind.KERNEL
-    if "jupyterhub-singleuser" in words:
+    if "jupyterhub-singleuser" in words or "course_tools.hub.singleuser" in words:
         return Kind.SERVER
     if "configurable-http-proxy" in words:
         return Kind.PROXY

@@ -133,7 +133,7 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
         [
             sys.executable,
             "-m",
-            "course_lib",
+            "course_tools",
             "grade",
             str(submissions),
             "--out",
