@@ -81,6 +81,7 @@ class Run:
     failures: list[str] = field(default_factory=list)
     cpu_per_learner: float = 0.0
     cpu_by_kind: dict[str, float] = field(default_factory=dict)  # per learner
+    other_programs: list[str] = field(default_factory=list)  # what "other" counts
     browser_cpu: float = 0.0
     mb_per_learner: float = 0.0
     idle_mb: float = 0.0
@@ -184,6 +185,7 @@ def measure(hub: RunningHub, run: Run, args: argparse.Namespace) -> None:
     usage.cpu[Kind.UNSEEN] = max(0.0, total - seen)
     run.cpu_per_learner = total / run.users
     run.cpu_by_kind = {kind.value: cpu / run.users for kind, cpu in usage.cpu.items()}
+    run.other_programs = sorted(usage.others)
     run.mb_per_learner = (usage.peak_mb - run.idle_mb) / run.users
     run.failures = [f"{name}: {why}" for name, why in up.failed.items()]
     run.failures += [f"{name}: not ready after {pace.deadline:g} s" for name in up.waiting]
@@ -242,6 +244,7 @@ def show(run: Run) -> None:
         f"CPU per learner:         {run.cpu_per_learner:.1f} CPU-s (target <= {TARGET_CPU:g}) "
         f"= {kinds}",
         f"                         (+ {run.browser_cpu:.0f} CPU-s in this simulated browser)",
+        *([f"  other: {', '.join(run.other_programs)[:300]}"] if run.other_programs else []),
         f"memory per learner:      {run.mb_per_learner:.0f} MB PSS above idle "
         f"(hub and proxy idle: {run.idle_mb:.0f} MB)",
         f"load average:            {run.load_before[0]:.2f} before, {run.load_after[0]:.2f} "

@@ -99,11 +99,16 @@ def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
     assert c.Spawner.args.count("--allow-root") == 1
 
 
-def test_learners_servers_make_no_call_to_the_internet(tmp_path):
-    args = load(hub_config.write(settings(tmp_path))).Spawner.args
+def test_learners_servers_make_no_call_to_the_internet_and_run_no_node_program(tmp_path):
+    c = load(hub_config.write(settings(tmp_path)))
+    args = c.Spawner.args
     assert "--LabApp.news_url=None" in args
     assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in args
     assert "--LabApp.extension_manager=readonly" in args
+    assert "--LanguageServerManager.autodetect=False" in args
+    config_path = Path(c.Spawner.environment["JUPYTER_CONFIG_PATH"])
+    page = json.loads((config_path / "labconfig" / "page_config.json").read_text())
+    assert page == {"buildAvailable": False, "buildCheck": False}
 
 
 def test_spawn_timeout_is_the_operators_choice(tmp_path):

@@ -5,6 +5,7 @@ The generated Dockerfile itself is checked in tests/peers/test_repo2docker.py (n
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -71,8 +72,17 @@ def test_learners_servers_on_a_cluster_start_like_on_one_machine_with_the_fonts_
     user = values["singleuser"]
     assert user["cmd"][:3] == ["python", "-m", "course_tools.hub.singleuser"]
     assert "--LabApp.news_url=None" in user["cmd"]
+    assert "--LanguageServerManager.autodetect=False" in user["cmd"]
     post_build = (ROOT / "binder" / "postBuild").read_text()
     cache = user["extraEnv"]["MPLCONFIGDIR"]
     image_prefix = "/srv/conda/envs/notebook"  # repo2docker's NB_PYTHON_PREFIX
     built = cache.replace(image_prefix, "${NB_PYTHON_PREFIX}")
     assert f'MPLCONFIGDIR="{built}" python -c "import matplotlib.font_manager"' in post_build
+
+
+def test_the_image_turns_off_jupyterlabs_build_check_as_one_machine_does():
+    from course_tools.hub.config import LAB_PAGE_CONFIG
+
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    assert f"echo '{json.dumps(LAB_PAGE_CONFIG)}'" in post_build
+    assert '"${NB_PYTHON_PREFIX}/etc/jupyter/labconfig/page_config.json"' in post_build

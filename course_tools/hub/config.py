@@ -5,7 +5,9 @@ Settings that a 30-learner class on 2 cores needs (measured, issue 15):
 * ``http_timeout`` (`HubSettings.spawn_timeout`, 300 s): with JupyterHub's default 30 s, 30
   simultaneous spawns all failed;
 * learners' servers start through `course_tools.hub.singleuser`, which skips a 2 CPU-s import
-  nothing uses, and JupyterLab makes no call to the internet (news, update check, PyPI);
+  nothing uses; JupyterLab makes no call to the internet (news, update check, PyPI) and runs
+  no Node.js program a learner does not need (language-server discovery, the build check at
+  every page load: `LAB_PAGE_CONFIG`, in the hub folder's ``jupyter/labconfig``);
 * matplotlib's font cache is built once for every learner (`runtime.matplotlib_dir`), and the
   hub's open-file limit raised for the proxy's connections (`runtime.raise_open_files_limit`);
 * ``--KernelManager.transport=ipc``: with TCP ports one kernel in 150 died of
@@ -21,6 +23,7 @@ Introduced in: docs/hub.md
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -37,6 +40,10 @@ CONFIG_NAME = "jupyterhub_config.py"
 PASSWORD_NAME = "shared_password"
 TOKEN_NAME = "api_token"
 SERVICE_NAME = "course-instructor"
+LAB_CONFIG_DIR = "jupyter"  # in the hub folder: Jupyter config for learners' servers only
+# JupyterLab's "Disabling Rebuild Checks": learners cannot rebuild JupyterLab, and each check
+# runs Node.js twice (about 0.5 CPU-s) at every page load.
+LAB_PAGE_CONFIG = {"buildAvailable": False, "buildCheck": False}
 SPAWN_TIMEOUT = 300  # seconds for one server to answer (JupyterHub default: 30)
 _PREFIX = re.compile(r"[a-z][a-z0-9_-]{0,30}")
 
@@ -153,12 +160,16 @@ c.Spawner.args = [
     "--LabApp.news_url=None",
     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     "--LabApp.extension_manager=readonly",
+    # No search for language servers (none is installed): it runs `npm prefix -g` each start.
+    "--LanguageServerManager.autodetect=False",
 ]
 c.Spawner.environment = {{
     # Kernel socket paths must stay under 107 bytes: not in the homes, in a short private folder.
     "JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name, HERE),
     # matplotlib's font cache, built once for everyone (`hub config`), not once per home.
     "MPLCONFIGDIR": str(matplotlib_dir(HERE)),
+    # JupyterLab's page config for learners: no build check (labconfig/page_config.json).
+    "JUPYTER_CONFIG_PATH": str(HERE / {LAB_CONFIG_DIR!r}),
 }}
 if os.geteuid() == 0:  # the single-user server refuses to run as root without it
     c.Spawner.args.append("--allow-root")
@@ -206,6 +217,9 @@ def write(settings: HubSettings) -> Path:
     s.hub_dir.mkdir(parents=True, exist_ok=True)
     _secret_file(s.hub_dir / PASSWORD_NAME, secrets.token_urlsafe(9))
     _secret_file(s.hub_dir / TOKEN_NAME, secrets.token_hex(32))
+    labconfig = s.hub_dir / LAB_CONFIG_DIR / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text(json.dumps(LAB_PAGE_CONFIG, indent=2) + "\n")
     path = s.hub_dir / CONFIG_NAME
     path.write_text(render(s))
     return path

@@ -1,9 +1,13 @@
 """A simulated learner: runs a notebook on their own server over the kernel protocol.
 
-What JupyterLab does when a learner opens a notebook and runs every cell: create a session
+What JupyterLab does when a learner opens a notebook and runs every cell: load the page and
+what JupyterLab asks its server for at start (`LAB_START`; not its scripts), create a session
 (the kernel starts in the notebook's folder), read the notebook through the contents API, send
 one ``execute_request`` per code cell over the kernel's websocket and wait for its reply.
-Used by benchmarks/bench_hub.py and the peer test; needs tornado (a JupyterHub dependency).
+The websocket speaks JupyterLab 4's binary ``v1.kernel.websocket.jupyter.org`` protocol
+(framed by Jupyter Server's own functions), falling back to JSON text if the server offers
+only that. Used by benchmarks/bench_hub.py and the peer test; needs tornado and Jupyter Server
+(JupyterHub's dependencies).
 
 Introduced in: docs/hub.md
 """
@@ -18,12 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_msg_from_ws_v1,
+    serialize_msg_to_ws_v1,
+)
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, WebSocketError, websocket_connect
 
 from course_lib.safe_text import printable
 
 __all__ = ["NotebookRun", "pull_distribution", "put_notebook", "run_notebook"]
+
+V1 = "v1.kernel.websocket.jupyter.org"  # JupyterLab 4's kernel websocket protocol
+_PARTS = ("header", "parent_header", "metadata", "content")
 
 
 @dataclass
@@ -137,8 +148,33 @@ async def run_notebook(
     return run
 
 
+# What JupyterLab 4 asks its server for when it opens (besides its scripts and styles).
+LAB_START = (
+    "/api/me",
+    "/lab/api/settings",
+    "/lab/api/translations/default",
+    "/api/kernelspecs",
+    "/api/sessions",
+    "/api/kernels",
+    "/api/terminals",
+    "/lsp/status",
+    "/lab/api/workspaces/default",
+)
+
+
+async def _open_lab(server: _Server, path: str) -> None:
+    """Load JupyterLab's page for `path`, then what it asks for at start."""
+    page = await server.client.fetch(
+        HTTPRequest(f"{server.base}/lab/tree/{quote(path)}", headers=server.headers)
+    )
+    if b"jupyter-config-data" not in page.body:
+        raise ValueError(f"{server.base}/lab/tree/{path} is not JupyterLab's page")
+    await asyncio.gather(*(server.call("GET", api) for api in LAB_START))
+
+
 async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> None:
     path = run.path
+    await _open_lab(server, path)
     model = await server.call("GET", f"/api/contents/{quote(path)}?content=1&type=notebook")
     session = await server.call(
         "POST",
@@ -148,7 +184,9 @@ async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> 
     kernel = session["kernel"]["id"]
     ws_url = server.base.replace("http", "ws", 1) + f"/api/kernels/{kernel}/channels"
     socket = await websocket_connect(
-        HTTPRequest(ws_url, headers=server.headers), max_message_size=50_000_000
+        HTTPRequest(ws_url, headers=server.headers),
+        max_message_size=50_000_000,
+        subprotocols=[V1],
     )
     try:
         for index, cell in enumerate(model["content"]["cells"]):
@@ -168,12 +206,28 @@ async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> 
 _STOPS = ("no reply within", "the kernel's websocket closed")
 
 
+async def _send(socket: WebSocketClientConnection, message: dict[str, Any]) -> None:
+    if socket.selected_subprotocol == V1:
+        parts = [json.dumps(message[part]).encode() for part in _PARTS]
+        await socket.write_message(serialize_msg_to_ws_v1(parts, message["channel"]), binary=True)
+    else:
+        await socket.write_message(json.dumps(message))
+
+
+def _decoded(socket: WebSocketClientConnection, raw: str | bytes) -> dict[str, Any]:
+    if socket.selected_subprotocol != V1:
+        return dict(json.loads(raw))
+    channel, parts = deserialize_msg_from_ws_v1(raw)
+    message = {part: json.loads(data) for part, data in zip(_PARTS, parts)}
+    return {**message, "channel": channel}
+
+
 async def _execute(
     socket: WebSocketClientConnection, cell: dict[str, Any], session: str, timeout: float
 ) -> str:
     """Run one cell; return "" or what went wrong (an unexpected error, no reply...)."""
     request = _message("".join(cell["source"]), session)
-    await socket.write_message(json.dumps(request))
+    await _send(socket, request)
     deadline = time.monotonic() + timeout
     replied = idle = False
     error = ""
@@ -186,7 +240,7 @@ async def _execute(
             return f"no reply within {timeout:.0f} s"
         if raw is None:
             return "the kernel's websocket closed"
-        message = json.loads(raw)
+        message = _decoded(socket, raw)
         if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
             continue
         kind = message["header"]["msg_type"]

@@ -102,6 +102,7 @@ class TreeUsage:
     total_cpu: float = 0.0
     peak_mb: float = 0.0
     processes: dict[Kind, int] = field(default_factory=dict)  # how many of each were seen
+    others: set[str] = field(default_factory=set)  # the programs counted as Kind.OTHER
 
 
 class TreeSampler(threading.Thread):
@@ -112,6 +113,7 @@ class TreeSampler(threading.Thread):
         self.root, self.interval = root, interval
         self.peak_mb = 0.0
         self._seen: dict[int, tuple[Kind, float]] = {}  # pid -> (kind, own CPU last seen)
+        self._others: set[str] = set()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
 
@@ -123,9 +125,16 @@ class TreeSampler(threading.Thread):
                 if fields is None:
                     continue
                 own = sum(int(value) for value in fields[11:13]) / TICKS
-                kind = self._seen[pid][0] if pid in self._seen else kind_of(_cmdline(pid))
+                kind = self._seen[pid][0] if pid in self._seen else self._kind(pid)
                 self._seen[pid] = (kind, own)
         self.peak_mb = max(self.peak_mb, pss_mb(pids))
+
+    def _kind(self, pid: int) -> Kind:
+        cmdline = _cmdline(pid)
+        kind = kind_of(cmdline)
+        if kind is Kind.OTHER:
+            self._others.add(" ".join(Path(word).name for word in cmdline[:3]))
+        return kind
 
     def run(self) -> None:
         while not self._stopped.wait(self.interval):
@@ -139,7 +148,7 @@ class TreeSampler(threading.Thread):
     def usage(self, baseline: dict[int, float] | None = None) -> TreeUsage:
         """CPU by kind since `baseline` (`snapshot()`'s pid -> own CPU; later processes from 0)."""
         start = baseline or {}
-        report = TreeUsage(peak_mb=self.peak_mb)
+        report = TreeUsage(peak_mb=self.peak_mb, others=set(self._others))
         with self._lock:
             for pid, (kind, own) in self._seen.items():
                 report.cpu[kind] = report.cpu.get(kind, 0.0) + own - start.get(pid, 0.0)
