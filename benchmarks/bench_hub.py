@@ -243,7 +243,8 @@ def show(run: Run) -> None:
         *(f"  {failure}" for failure in run.failures),
         f"CPU per learner:         {run.cpu_per_learner:.1f} CPU-s (target <= {TARGET_CPU:g}) "
         f"= {kinds}",
-        f"                         (+ {run.browser_cpu:.0f} CPU-s in this simulated browser)",
+        f"                         (+ {run.browser_cpu:.0f} CPU-s in this benchmark's process: "
+        "the simulated browsers and the sampling)",
         *([f"  other: {', '.join(run.other_programs)[:300]}"] if run.other_programs else []),
         f"memory per learner:      {run.mb_per_learner:.0f} MB PSS above idle "
         f"(hub and proxy idle: {run.idle_mb:.0f} MB)",

@@ -9,6 +9,9 @@ then min and median over the runs:
 * a learner's server, Jupyter Server with JupyterLab started until it answers, as
   ``jupyterhub-singleuser`` does, with and without `course_tools.hub.singleuser`'s skipped
   import;
+* the Node.js programs JupyterLab runs on a learner's server: ``yarn config`` when it is
+  imported (at every server start), ``npm prefix -g`` for jupyter_lsp's language-server search
+  (off in the hub config), and the build check at every page load (``node`` twice, off too);
 * lesson 00 in a kernel (nbclient): the kernel's start (to its first cell), then cell by
   cell the kernel's own CPU and that of its children (the stdio MCP server lesson 00 starts).
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -89,6 +93,36 @@ def server_start(skip: bool) -> float:
         subprocess.run(["rm", "-rf", home], check=False)
 
 
+def node_programs() -> dict[str, list[str]]:
+    """The Node.js programs a learner's server runs (empty when Node.js is not installed)."""
+    import jupyterlab
+    from jupyter_builder.jlpm import YARN_PATH
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        return {}
+    check = str(Path(jupyterlab.__file__).parent / "node-version-check.js")
+    yarn = [node, YARN_PATH, "config", "--json"]
+    return {
+        "yarn config (JupyterLab, at every server start)": yarn,
+        "npm prefix -g (language-server search; off)": [npm, "prefix", "-g"],
+        "build check (node twice, at every page load; off)": [node, check, "&&", *yarn],
+    }
+
+
+def program_cpu(command: list[str]) -> float:
+    """CPU-s of `command` (two commands joined by "&&" are run one after the other)."""
+    before = os.times()
+    while command:
+        first = command[: command.index("&&")] if "&&" in command else command
+        subprocess.run(first, cwd=tempfile.gettempdir(), capture_output=True, check=False)
+        command = command[len(first) + 1 :]
+    after = os.times()
+    return (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
 def kernel_run(cells: list[str]) -> list[tuple[float, float]]:
     """Run `cells` in a new kernel in notebooks/; (own, children) CPU-s before the first cell
     and after each."""
@@ -137,6 +171,8 @@ def main() -> int:
     results["server, course_tools.hub.singleuser"] = measure(
         args.runs, "server, skipped import", lambda: server_start(skip=True)
     )
+    for name, command in node_programs().items():
+        results[name] = measure(args.runs, name, lambda command=command: program_cpu(command))
     cells = lesson_cells()
     per_cell: list[list[tuple[float, float]]] = []
     for number in range(1, args.runs + 1):
@@ -146,7 +182,7 @@ def main() -> int:
     results["lesson 00 in a kernel (with its stdio server)"] = [sum(r[-1]) for r in per_cell]
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}; CPU-s over {args.runs} runs:")
     for name, values in results.items():
-        print(f"  {name:48} {spread(values)}")
+        print(f"  {name:52} {spread(values)}")
     print("lesson 00, cell by cell (median CPU-s: kernel's own + its children's):")
     previous = (0.0, 0.0)
     for index, source in enumerate(["(kernel start)", *cells]):

@@ -436,6 +436,7 @@ def test_prestart_counts_a_start_request_that_outlasts_the_timeout_as_still_star
     assert sorted(report.ready) == NAMES and report.ok
     assert report.failed == {} and report.waiting == []
     assert lines[-1].startswith("4 of 4 ready")
+    assert "learner-02: the hub did not answer within 0.3 s; counted as still starting" in lines
 
 
 def test_a_learner_stalled_past_the_deadline_is_named_and_the_rest_start(tmp_path, capsys):

@@ -86,3 +86,11 @@ def test_the_image_turns_off_jupyterlabs_build_check_as_one_machine_does():
     post_build = (ROOT / "binder" / "postBuild").read_text()
     assert f"echo '{json.dumps(LAB_PAGE_CONFIG)}'" in post_build
     assert '"${NB_PYTHON_PREFIX}/etc/jupyter/labconfig/page_config.json"' in post_build
+
+
+def test_prestart_has_a_service_token_with_the_scopes_it_needs_on_a_cluster():
+    hub = yaml.safe_load((ROOT / "hub" / "z2jh" / "config.yaml").read_text())["hub"]
+    assert hub["services"]["course-instructor"]["apiToken"].startswith("CHANGE-ME")
+    role = hub["loadRoles"]["course-instructor"]
+    assert set(role["scopes"]) == {"admin:users", "admin:servers"}
+    assert role["services"] == ["course-instructor"]

@@ -47,18 +47,28 @@ class NotebookRun:
 
 
 class _Server:
-    def __init__(self, hub_url: str, learner: str, token: str) -> None:
+    """A learner's server behind the hub; every request waits at most `timeout` seconds."""
+
+    def __init__(self, hub_url: str, learner: str, token: str, timeout: float = 120) -> None:
         self.base = f"{hub_url.rstrip('/')}/user/{quote(learner)}"
         self.headers = {"Authorization": f"token {token}"}
         self.client = AsyncHTTPClient()
+        self.timeout = timeout
 
-    async def call(self, method: str, path: str, body: Any = None, timeout: float = 120) -> Any:
+    def request(self, url: str, **options: Any) -> HTTPRequest:
+        return HTTPRequest(
+            url,
+            headers=self.headers,
+            connect_timeout=self.timeout,
+            request_timeout=self.timeout,
+            **options,
+        )
+
+    async def call(self, method: str, path: str, body: Any = None) -> Any:
         answer = await self.client.fetch(
-            HTTPRequest(
+            self.request(
                 self.base + path,
                 method=method,
-                headers=self.headers,
-                request_timeout=timeout,
                 body=None if body is None else json.dumps(body),
                 allow_nonstandard_methods=True,
             ),
@@ -111,11 +121,7 @@ async def pull_distribution(
     """
     server = _Server(hub_url, learner, token)
     query = urlencode({"repo": repo_url, "branch": "main", "targetpath": folder})
-    answer = await server.client.fetch(
-        HTTPRequest(
-            f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120
-        )
-    )
+    answer = await server.client.fetch(server.request(f"{server.base}/git-pull/api?{query}"))
     return [
         json.loads(line[5:])
         for line in answer.body.decode().splitlines()
@@ -134,7 +140,7 @@ async def run_notebook(
     started = time.monotonic()
     run = NotebookRun(learner, path)
     try:
-        await _run_cells(_Server(hub_url, learner, token), run, cell_timeout)
+        await _run_cells(_Server(hub_url, learner, token, cell_timeout), run, cell_timeout)
     except (
         HTTPClientError,
         WebSocketError,
@@ -164,9 +170,7 @@ LAB_START = (
 
 async def _open_lab(server: _Server, path: str) -> None:
     """Load JupyterLab's page for `path`, then what it asks for at start."""
-    page = await server.client.fetch(
-        HTTPRequest(f"{server.base}/lab/tree/{quote(path)}", headers=server.headers)
-    )
+    page = await server.client.fetch(server.request(f"{server.base}/lab/tree/{quote(path)}"))
     if b"jupyter-config-data" not in page.body:
         raise ValueError(f"{server.base}/lab/tree/{path} is not JupyterLab's page")
     await asyncio.gather(*(server.call("GET", api) for api in LAB_START))
@@ -184,7 +188,7 @@ async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> 
     kernel = session["kernel"]["id"]
     ws_url = server.base.replace("http", "ws", 1) + f"/api/kernels/{kernel}/channels"
     socket = await websocket_connect(
-        HTTPRequest(ws_url, headers=server.headers),
+        server.request(ws_url),
         max_message_size=50_000_000,
         subprotocols=[V1],
     )

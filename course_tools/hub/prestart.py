@@ -97,8 +97,8 @@ def _start(api: HubAPI, name: str) -> tuple[_Seen, str]:
         answer = api.start(name)
     except Fatal:
         raise
-    except HubBusy:
-        return _Seen.STARTING, ""  # a late answer is a server still starting: poll it
+    except HubBusy:  # a late answer is a server still starting: poll it
+        return _Seen.STARTING, f"the hub did not answer within {api.timeout:g} s"
     except HubError as error:
         return _Seen.FAILED, str(error)
     if answer is StartAnswer.BUSY:
@@ -146,6 +146,8 @@ class _Class:
             learner.phase = _Phase.READY
         elif seen is _Seen.STARTING:
             learner.phase, learner.next_look = _Phase.STARTING, now + self.pace.poll
+            if reason:
+                self.progress(f"{learner.name}: {reason}; counted as still starting")
         elif seen is _Seen.NOT_STARTED:
             learner.phase, learner.next_look = _Phase.QUEUED, now + self.pace.poll
         else:
