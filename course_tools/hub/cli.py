@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from course_lib.safe_text import printable
 
@@ -37,10 +38,7 @@ def _env_path(name: str, default: str) -> Path:
     return Path(os.environ.get(name) or default)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="hub_command", metavar="STEP", required=True)
-    hub_dir = _env_path("COURSE_HUB_DIR", "hub-class")
-
+def _config_arguments(sub: Any, hub_dir: Path) -> None:
     config = sub.add_parser(
         "config", help="write jupyterhub_config.py (and its password and API token) into --dir"
     )
@@ -98,6 +96,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seconds one learner's server may take to start (default {SPAWN_TIMEOUT})",
     )
 
+
+def _prestart_arguments(sub: Any, hub_dir: Path) -> None:
     start = sub.add_parser(
         "prestart", help="start every learner's server through the hub's REST API, before class"
     )
@@ -141,6 +141,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds to wait for the hub to answer one request (default 30); a request it "
         "answers later counts as a server still starting",
     )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="hub_command", metavar="STEP", required=True)
+    hub_dir = _env_path("COURSE_HUB_DIR", "hub-class")
+
+    _config_arguments(sub, hub_dir)
+    _prestart_arguments(sub, hub_dir)
 
     take = sub.add_parser(
         "collect",
