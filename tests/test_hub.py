@@ -498,7 +498,7 @@ def test_prestart_with_a_wrong_token_says_which_file_to_use(tmp_path, capsys):
 def test_prestart_refuses_a_window_of_no_servers(tmp_path, capsys):
     (tmp_path / "api_token").write_text(TOKEN)
     assert main(["hub", "prestart", "--dir", str(tmp_path), "--parallel", "0"]) == 2
-    assert "servers started at once must be 1 or more" in capsys.readouterr().err
+    assert "servers started at once (--parallel) must be 1 or more" in capsys.readouterr().err
 
 
 def test_ctrl_c_during_prestart_says_the_servers_go_on_starting(tmp_path):

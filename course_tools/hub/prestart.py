@@ -43,11 +43,15 @@ class Pace:
 
     def __post_init__(self) -> None:
         if self.parallel < 1:
-            raise ValueError(f"servers started at once must be 1 or more, not {self.parallel}")
+            raise ValueError(
+                f"servers started at once (--parallel) must be 1 or more, not {self.parallel}"
+            )
         if self.deadline <= 0:
-            raise ValueError(f"the deadline must be more than 0 seconds, not {self.deadline:g}")
+            raise ValueError(
+                f"the class deadline (--timeout) must be more than 0 s, not {self.deadline:g}"
+            )
         if self.retries < 0:
-            raise ValueError(f"retries must be 0 or more, not {self.retries}")
+            raise ValueError(f"--retries must be 0 or more, not {self.retries}")
 
 
 @dataclass
