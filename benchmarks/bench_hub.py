@@ -55,7 +55,7 @@ from course_tools.hub.config import HubSettings, learner_names, write  # noqa: E
 from course_tools.hub.prestart import Pace, prestart  # noqa: E402
 from course_tools.hub.process import RunningHub, descendants, free_port  # noqa: E402
 from course_tools.hub.requirements import find_proxy, missing  # noqa: E402
-from course_tools.hub.runtime import build_font_cache, hub_runtime_dir  # noqa: E402
+from course_tools.hub.runtime import build_font_cache  # noqa: E402
 from course_tools.hub.usage import Kind, TreeSampler, cpu_seconds, pss_mb  # noqa: E402
 
 LESSON = "notebooks/00_start_here.ipynb"
@@ -222,7 +222,6 @@ def one_run(args: argparse.Namespace, proxy: str) -> Run:
             run.left_running = sum(1 for pid in hub.stopped if Path(f"/proc/{pid}").exists())
     finally:
         run.load_after = [round(x, 2) for x in os.getloadavg()]
-        shutil.rmtree(hub_runtime_dir(settings.resolved().hub_dir), ignore_errors=True)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     return run

@@ -113,6 +113,9 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     assert [pid for pid in hub.stopped if alive(pid)] == [], (
         "processes the hub started are still running"
     )
+    from course_tools.hub.runtime import hub_runtime_dir
+
+    assert not hub_runtime_dir(settings.resolved().hub_dir).exists(), "kernel sockets left"
 
     for run in lessons + exercises:
         assert run.cells > 0 and run.errors == [], f"{run.learner} {run.path}: {run.errors}"
