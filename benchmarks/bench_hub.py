@@ -214,7 +214,7 @@ def one_run(args: argparse.Namespace, proxy: str) -> Run:
     try:
         write(settings)
         build_font_cache(settings.resolved().hub_dir, Path(sys.executable))  # as `hub config`
-        hub = RunningHub(settings)
+        hub = RunningHub(settings, ready_timeout=180)
         try:
             with hub:
                 measure(hub, run, args)

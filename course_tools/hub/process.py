@@ -79,6 +79,15 @@ class RunningHub:
             start_new_session=True,
         )
         log.close()
+        try:
+            self._wait_until_ready()
+        except BaseException:  # not ready, an error, or Ctrl-C: stop what was started
+            self.stop()
+            raise
+        return self
+
+    def _wait_until_ready(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + self.ready_timeout
         while True:
             if self.process.poll() is not None:
@@ -89,11 +98,10 @@ class RunningHub:
             try:
                 status, _ = self.api.call("GET", "/")
                 if status < 400:
-                    return self
+                    return
             except HubError:
                 pass
             if time.monotonic() > deadline:
-                self.stop()
                 raise HubError(
                     f"the hub did not answer within {self.ready_timeout:.0f} s; its log: "
                     f"{self.log_tail()}"
