@@ -27,7 +27,7 @@ from fake_hub import TOKEN, Behaviour, FakeHub, RunningFakeHub  # noqa: E402
 from course_tools.__main__ import main
 from course_tools.hub import config as hub_config
 from course_tools.hub.api import HubAPI
-from course_tools.hub.collect import Limits, collect
+from course_tools.hub.collect import CollectLimits, collect
 from course_tools.hub.content import exercise_ids, learner_files, seed_home
 from course_tools.hub.export import ExportError, export, nbgitpuller_link
 from course_tools.hub.prestart import Pace, prestart
@@ -314,7 +314,7 @@ def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
     (homes / "eve" / "exercises").symlink_to(secret)  # a symlinked folder
     (homes / "trudy").symlink_to(secret, target_is_directory=True)  # a symlinked home
     (homes / "plain-file").write_text("not a home")
-    report = collect(homes, out, EXERCISES, limits=Limits(max_bytes=1_000_000))
+    report = collect(homes, out, EXERCISES, limits=CollectLimits(max_bytes=1_000_000))
     assert [p for p in out.rglob("*") if p.is_file()] == []
     why = {s.where: s.why for s in report.skipped}
     assert why[f"mallory/exercises/{EXERCISES[0]}.ipynb"] == "a symbolic link, not followed"
@@ -347,7 +347,7 @@ def test_collect_bounds_a_flooded_exercises_folder_and_still_takes_the_exercises
     for i in range(50):
         (folder / f"junk-{i}.ipynb").write_bytes(b"{}")
     (folder / f"{EXERCISES[0]}.ipynb").write_bytes(notebook())
-    report = collect(homes, out, EXERCISES, limits=Limits(max_entries=10))
+    report = collect(homes, out, EXERCISES, limits=CollectLimits(max_entries=10))
     assert (out / "learner-01" / f"{EXERCISES[0]}.ipynb").read_bytes() == notebook()
     assert "more than 10 entries" in " ".join(s.why for s in report.skipped)
     assert not any(

@@ -40,10 +40,9 @@ def test_lesson_00s_imports_and_its_server_load_neither_pandas_nor_matplotlib():
     # The set-up cell's import, the connection helpers and the demo server: pandas comes only
     # with the first table (environment_report(), tools_table), matplotlib never.
     code = (
-        "from course_lib.environment import environment_report\n"
-        "from course_lib import connect, python_command\n"
-        "from course_lib.servers.file_ops import build_server\n"
-        "build_server().name\n"
+        "from course_lib import environment_report\n"
+        "from course_lib import connect, file_ops_server, python_command\n"
+        "file_ops_server().name\n"
     )
     assert loaded(code) == []
 
@@ -74,9 +73,9 @@ def test_the_stdio_server_of_lesson_00_loads_neither_pandas_nor_matplotlib(tmp_p
 
 def test_lesson_00s_tables_bring_pandas_and_only_pandas():
     code = (
-        "from course_lib.environment import environment_report\n"
+        "from course_lib import environment_report\n"
         "environment_report()\n"
-        "from course_lib import tools_table\n"
-        "from course_lib.servers.file_ops import build_server\n"
+        "from course_lib import connect, file_ops_server, python_command, tools_table\n"
+        "file_ops_server()\n"
     )
     assert loaded(code) == ["pandas", "numpy"]

@@ -19,7 +19,7 @@ from course_lib.safe_text import printable
 
 from ..handin import MANIFEST, record_collection
 from .api import HubAPI, HubError
-from .collect import Limits, collect
+from .collect import CollectLimits, collect
 from .config import PASSWORD_NAME, SPAWN_TIMEOUT, TOKEN_NAME, HubSettings, learner_names, write
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
@@ -176,7 +176,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     take.add_argument(
         "--max-bytes",
         type=int,
-        default=Limits().max_bytes,
+        default=CollectLimits().max_bytes,
         help="largest notebook copied (default 5 MB)",
     )
 
@@ -315,7 +315,7 @@ def _collect(args: argparse.Namespace) -> int:
         args.out,
         exercises,
         folder=args.exercises_dir,
-        limits=Limits(max_bytes=args.max_bytes),
+        limits=CollectLimits(max_bytes=args.max_bytes),
     )
     record_collection(args.out, report.notebooks)  # when each was collected, for --deadline
     for skipped in report.skipped:
