@@ -10,7 +10,7 @@ server does not understand it.
 
 Exit status: as `EPILOG` below says (`--help` prints it).
 
-Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
+Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The engine behind `python -m course_lib inspect` (`inspect_cmd` parses the command line and
 prints the report). Never raises for a misbehaving server: what went wrong is in the result.
 
-Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
+Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
 """
 
 from __future__ import annotations

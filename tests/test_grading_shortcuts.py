@@ -145,9 +145,9 @@ def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_poi
     from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
-    started = time.monotonic()
+    started = time.process_time()  # CPU seconds: other load on the machine does not count
     apply_rules(result, exercise, [*_code(EX2), source])
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert all(c.status == "passed" for c in result.cases)  # nothing taken away
     assert result.status == "review"
     note = next(n for n in result.notes if n.startswith("part 2b"))
@@ -307,9 +307,9 @@ def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
-    started = time.monotonic()
+    started = time.process_time()  # CPU seconds: other load on the machine does not count
     apply_rules(result, exercise, cells)
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert all(c.status == "passed" for c in result.cases)
 
 

@@ -1,36 +1,40 @@
-"""Red team: `inspect` and `connect` against hostile stdio servers (tests/hostile/server.py).
+"""`inspect` and `connect` against hostile stdio servers (tests/hostile/server.py, nested.py).
 
-A server controls its name, version, tool names, titles, descriptions, error messages and
-stderr; none of it may reach the terminal raw, and none of it may make `inspect` use
-unbounded memory, leave processes behind, or misreport an old server as "not MCP".
+A server controls its name, version, tool names, titles, descriptions, error messages, every
+nested field of what it lists (input schema keys, `_meta`, icons, error data) and its stderr;
+none of it may reach the terminal raw, and none of it may make `inspect` use unbounded memory,
+leave processes behind (a grandchild, even one in a session of its own), or misreport an old
+server as "not MCP".
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 import unicodedata
 from pathlib import Path
 
 import pytest
+from processes import gone
 
 from course_lib.connection import ConnectError, list_tools_sync
 
 PY = sys.executable
 SERVER = str(Path(__file__).parent / "hostile" / "server.py")
+NESTED = str(Path(__file__).parent / "hostile" / "nested.py")
 BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")  # controls, invisible formats, line breaks, ...
 
 
 def raw_controls(text: str) -> set[str]:
-    """Every control character in `text` a terminal would act on (newlines and tabs excepted)."""
-    return {c for c in text if c not in "\n\t" and (c in BIDI or unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn"))}
+    """Every character in `text` a terminal acts on or a reader cannot see (newlines and tabs
+    excepted): controls, bidi overrides, invisible format characters, line and paragraph
+    separators."""
+    return {c for c in text if c not in "\n\t" and (c in BIDI or unicodedata.category(c) in HIDDEN)}
 
 
-def run_inspect(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+def run_inspect(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [PY, "-m", "course_lib", "inspect", "--timeout", "30", *args],
         capture_output=True, text=True, timeout=timeout, check=False, encoding="utf-8", errors="surrogateescape",
@@ -107,46 +111,17 @@ def test_a_300_mb_stderr_is_not_read_into_memory():
     assert peak_mb - baseline_mb < 60, f"inspect peaked at {peak_mb:.0f} MB, {baseline_mb:.0f} MB without the flood"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead; only its parent can reap it
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
 def test_grandchildren_of_an_inspected_server_do_not_survive(tmp_path):
     pidfile = tmp_path / "grandchild.pid"
     done = run_inspect(*hostile("grandchild", str(pidfile)))
     assert done.returncode == 0, done.stdout + done.stderr
-    pid = int(pidfile.read_text())
-    try:
-        deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(pid), "the server's grandchild outlived the inspection"
-    finally:
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert gone(int(pidfile.read_text())), "the server's grandchild outlived the inspection"
 
 
 def test_grandchildren_of_a_connected_server_do_not_survive(tmp_path):
     pidfile = tmp_path / "grandchild.pid"
     assert [t.name for t in list_tools_sync([PY, SERVER, "grandchild", str(pidfile)], timeout=30)] == ["get_time"]
-    pid = int(pidfile.read_text())
-    try:
-        deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(pid)
-    finally:
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert gone(int(pidfile.read_text())), "the server's grandchild outlived the connection"
 
 
 def test_auto_mode_retries_a_server_that_crashes_on_discover_with_the_legacy_handshake():
@@ -164,3 +139,34 @@ def test_a_server_that_crashes_on_both_handshakes_says_both_failed():
     done = run_inspect("--json", *hostile("ansi-crash"))
     (server,) = json.loads(done.stdout)["servers"]
     assert not server["ok"] and "legacy `initialize` handshake failed too" in server["error"]
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_no_raw_control_character_from_nested_fields(json_flag):
+    done = run_inspect(*json_flag, "--", PY, NESTED, "nested")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not raw_controls(done.stdout) and not raw_controls(done.stderr)
+    assert "Traceback" not in done.stderr
+    assert "\\u2028" in done.stdout  # shown escaped, not dropped
+
+
+def test_a_grandchild_in_a_session_of_its_own_does_not_survive(tmp_path):
+    pidfile = tmp_path / "grandchild.pid"
+    done = run_inspect("--", PY, NESTED, "setsid", str(pidfile))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert gone(int(pidfile.read_text())), "the grandchild outlived inspect"
+
+
+def test_inspect_run_in_process_kills_the_orphan_but_not_the_callers_own_children(tmp_path):
+    from course_lib.__main__ import main
+
+    pidfile = tmp_path / "grandchild.pid"
+    own = subprocess.Popen([PY, "-c", "import time; time.sleep(60)"])
+    try:
+        status = main(["inspect", "--timeout", "30", "--", PY, NESTED, "setsid", str(pidfile)])
+        assert status == 0
+        assert own.poll() is None, "inspect killed a child it did not start"
+        assert gone(int(pidfile.read_text())), "the grandchild outlived inspect"
+    finally:
+        own.kill()
+        own.wait()
