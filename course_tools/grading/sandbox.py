@@ -58,6 +58,7 @@ _ETC = (
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/conda")
 # Inside the sandbox: everything writable lives in one private tmpfs.
 _HOME, _WORK, _TMP = "/tmp/home", "/tmp/work", "/tmp"
+_UID = "1000"  # the kernel's uid and gid inside the sandbox: never 0
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,11 @@ def choose_isolation(mode: str = "auto") -> Isolation:
 
 
 def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    # A user namespace of its own with a non-zero uid and gid, every capability dropped (bwrap
+    # keeps them all for sandbox uid 0 when the grader runs as root) and no further user
+    # namespace: nothing inside can remount a read-only bind, mount, change its user or chown.
+    args = ["--unshare-all", "--unshare-user", "--uid", _UID, "--gid", _UID, "--cap-drop", "ALL"]
+    args += ["--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]
     for path in _SYSTEM:
         args += ["--ro-bind-try", path, path]
     for name in _ETC:
@@ -232,7 +237,9 @@ def _python_trees() -> list[str]:
         in_environment = any(_inside(entry, p) for p in prefixes)
         if entry == cwd or not (in_environment or entry in chosen):
             continue
-        if _inside(package_root, entry) or (_inside(entry, package_root) and not in_environment):
+        if _inside(package_root, entry) or (
+            _inside(entry, package_root) and not (in_environment or entry in chosen)
+        ):
             continue
         trees.add(entry)
     resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {
