@@ -31,11 +31,24 @@ def _isolation(request: dict[str, Any]):
     from course_tools.grading.sandbox import ResourceLimits, choose_isolation
 
     isolation = choose_isolation(request.get("mode", "bwrap"))
-    limits = dataclasses.replace(ResourceLimits(), **request.get("limits", {}))
+    known = {f.name for f in dataclasses.fields(ResourceLimits)}
+    given = {k: v for k, v in request.get("limits", {}).items() if k in known}
+    limits = dataclasses.replace(ResourceLimits(), **given)
     isolation = dataclasses.replace(isolation, limits=limits)
     if not request.get("cgroup", True) and hasattr(isolation, "group"):
         isolation = dataclasses.replace(isolation, group=None)
     return isolation
+
+
+def _host_view(folder: str) -> tuple[list[str], int]:
+    """Every name under `folder` on the host and their bytes, no link followed."""
+    names, size = [], 0
+    for where, folders, files in os.walk(folder):
+        for name in folders + files:
+            path = os.path.join(where, name)
+            names.append(path)
+            size += os.lstat(path).st_size
+    return sorted(names), size
 
 
 def run_cells(request: dict[str, Any]) -> dict[str, Any]:
@@ -57,18 +70,15 @@ def run_cells(request: dict[str, Any]) -> dict[str, Any]:
             texts = [
                 "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells
             ]
-            on_host = sorted(str(p) for p in Path(kernel.private).rglob("*"))
-            watched = request.get("watch", "")
-            watched_files = (
-                sum(1 for _ in Path(watched).rglob("*")) if watched and os.path.isdir(watched) else 0
-            )
+            on_host, host_bytes = _host_view(kernel.private)
             return {
                 "outcomes": outcomes,
                 "texts": texts,
                 "stderr": kernel.stderr_tail(),
                 "private": kernel.private,
-                "on_host": on_host,
-                "watched_files": watched_files,
+                "on_host": on_host[:50],
+                "host_files": len(on_host),
+                "host_bytes": host_bytes,
                 "uid": os.getuid(),
                 "group": str(getattr(getattr(isolation, "group", None), "kind", "")),
             }

@@ -91,3 +91,65 @@ def test_the_kernel_has_no_capability_and_cannot_remount_mount_setuid_chown_or_w
     assert report["wrote"] == []
     assert report["new_userns"] is False, "the kernel could make a user namespace of its own"
     assert report["uid"] != 0
+
+
+# Fills each folder the kernel can write (its IPC socket folder, its /tmp, /dev/shm) in bytes and
+# in files, and reports how far it got. Nothing is removed: the host is looked at meanwhile.
+_FILL = r"""
+import errno, json, os, sys
+conn = [a for a in sys.argv if a.endswith('.json')][0]
+with open(conn) as f:
+    ipc = os.path.dirname(json.load(f)['ip'])
+CHUNK = 8 * 1024 * 1024
+def fill_bytes(folder, limit):
+    written = 0
+    try:
+        for i in range(limit // (4 * CHUNK)):
+            with open(os.path.join(folder, f'big{i}'), 'wb') as f:
+                for _ in range(4):
+                    f.write(b'x' * CHUNK)
+                    f.flush()
+                    written += CHUNK
+    except OSError as e:
+        return written, errno.errorcode.get(e.errno, str(e.errno))
+    return written, ''
+def fill_files(folder, count):
+    made = 0
+    try:
+        for i in range(count):
+            os.close(os.open(os.path.join(folder, f'f{i}'), os.O_CREAT | os.O_WRONLY, 0o600))
+            made += 1
+    except OSError as e:
+        return made, errno.errorcode.get(e.errno, str(e.errno))
+    return made, ''
+report = {}
+for name, folder in (('ipc', ipc), ('tmp', '/tmp/work'), ('shm', '/dev/shm')):
+    report[name] = {'bytes': fill_bytes(folder, 160 * 1024 * 1024), 'files': fill_files(folder, 20000)}
+print(json.dumps(report))
+"""
+_SMALL = {"tmp_bytes": 64 * 1024**2, "shm_bytes": 16 * 1024**2}
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_filling_every_folder_the_kernel_can_write_leaves_the_host_untouched(user):
+    done = run_as(user, {"cells": [_FILL], "limits": _SMALL, "timeout": 60})
+    assert done["outcomes"] == ["ok"], done
+    report = json.loads(done["texts"][0])
+    # Each folder is a size-limited tmpfs of the sandbox: the writes stop there...
+    assert report["tmp"]["bytes"][0] <= _SMALL["tmp_bytes"] and report["tmp"]["bytes"][1] == "ENOSPC"
+    assert report["shm"]["bytes"][0] <= _SMALL["shm_bytes"] and report["shm"]["bytes"][1] == "ENOSPC"
+    assert report["ipc"]["bytes"][0] <= 1024**2 and report["ipc"]["bytes"][1] == "ENOSPC", report
+    # ...and none of it is on the host: not in the kernel's folder, not as files, not as bytes.
+    assert done["host_bytes"] < 64 * 1024, done["on_host"]
+    assert done["host_files"] < 10, done["on_host"]
+
+
+def test_dev_shm_is_private_and_multiprocessing_locks_work(tmp_path):
+    done = run_as(USERS[0], {"cells": [
+        "import multiprocessing, os\n"
+        "lock = multiprocessing.Lock()\n"
+        "with lock:\n"
+        "    print('locked', sorted(os.listdir('/dev/shm')) == [] or 'sem' in str(os.listdir('/dev/shm')))\n"
+    ]})
+    assert done["outcomes"] == ["ok"], done
+    assert done["texts"][0].startswith("locked"), done

@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 __all__ = ["Isolation", "ResourceLimits", "choose_isolation", "kernel_command", "kernel_env"]
@@ -70,6 +69,8 @@ class ResourceLimits:
     file_bytes: int = 256 * 1024**2
     cpu_seconds: int = 600
     tmp_bytes: int = 512 * 1024**2  # the private /tmp under bubblewrap
+    shm_bytes: int = 64 * 1024**2  # its private /dev/shm (multiprocessing's locks live there)
+    ipc_bytes: int = 1024**2  # its IPC socket folder (sockets hold no data)
 
 
 @dataclass(frozen=True)
@@ -105,15 +106,6 @@ def _candidates() -> list[str]:
     if on_path and on_path not in found:
         found.append(on_path)
     return found
-
-
-@cache
-def _supports_size(bwrap: str) -> bool:
-    try:
-        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--size" in text
 
 
 def _try(bwrap: str) -> str:
@@ -182,18 +174,20 @@ def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
 def _writable_args(
     bwrap: str, limits: ResourceLimits, ipcdir: str = "", conn: str = ""
 ) -> list[str]:
-    """Make everything read-only, then add the only writable places: the private tmpfs and
-    (for the kernel's sockets) `ipcdir`; `conn`, the connection file, is bound read-only.
+    """Make everything read-only, then add the only writable places, each a size-limited tmpfs
+    of the sandbox's own: /tmp, /dev/shm and (for the kernel's sockets) `ipcdir`, which the
+    grader reaches through the sandbox's root (`Kernel.start`); `conn`, the connection file, is
+    bound read-only. The host sees none of what the kernel writes.
 
-    ``--remount-ro /`` also covers every mount below it, so the tmpfs and the socket folder are
-    mounted after it; their mount points are made before it, while the root can still change.
+    ``--remount-ro /`` also covers every mount below it, so the tmpfs mounts come after it;
+    their mount points are made before it, while the root can still change.
     """
     before = ["--dir", _TMP]
-    after = ["--size", str(limits.tmp_bytes)] if _supports_size(bwrap) else []
-    after += ["--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK]
+    after = ["--size", str(limits.tmp_bytes), "--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK]
+    after += ["--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm"]
     if ipcdir:
         before += ["--dir", ipcdir]
-        after += ["--bind", ipcdir, ipcdir]
+        after += ["--dir", ipcdir, "--size", str(limits.ipc_bytes), "--tmpfs", ipcdir]
     if conn:
         before += ["--ro-bind", conn, conn]
         after += ["--ro-bind", conn, conn]
@@ -278,11 +272,13 @@ def kernel_command(
     ipcdir: str,
     limits: ResourceLimits | None = None,
     connection_file: str = "",
+    info_fd: int = -1,
 ) -> list[str]:
     """The kernel's argv (with jupyter_client's ``{connection_file}`` placeholder).
 
     Under bubblewrap the kernel sees `connection_file` read-only and can write only to its
-    private tmpfs and to `ipcdir`, where its sockets go (the grader opens no file there).
+    private tmpfs mounts, one of them at `ipcdir`, where its sockets go. bubblewrap writes the
+    sandbox's process id to `info_fd` (its JSON ``child-pid``), for the grader to reach them.
     """
     limits = limits or isolation.limits
     caps = [
@@ -307,6 +303,8 @@ def kernel_command(
     if not isolation.isolated:
         return python
     args = [isolation.bwrap, *_base_args(isolation.bwrap, limits)]
+    if info_fd >= 0:
+        args += ["--info-fd", str(info_fd)]
     trees = _python_trees()
     view: list[str] = []  # what the kernel sees of the course environment, read-only
     for tree in trees:
