@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,20 @@ def _host_view(folder: str) -> tuple[list[str], int]:
     return sorted(names), size
 
 
+def _pid_namespace(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") if pid else ""
+    except OSError:
+        return ""
+
+
+def _processes_in(namespace: str) -> int:
+    """How many processes of this machine are in pid namespace `namespace` (the sandbox's)."""
+    if not namespace:
+        return 0
+    return sum(_pid_namespace(int(p)) == namespace for p in os.listdir("/proc") if p.isdigit())
+
+
 def run_cells(request: dict[str, Any]) -> dict[str, Any]:
     """Run `request["cells"]` in one kernel; return outcomes, each cell's stdout and the host's view."""
     from course_tools.grading.kernel import Kernel, run_cell
@@ -71,6 +86,8 @@ def run_cells(request: dict[str, Any]) -> dict[str, Any]:
                 "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells
             ]
             on_host, host_bytes = _host_view(kernel.private)
+            namespace = _pid_namespace(kernel.sandbox_pid)
+            in_sandbox = _processes_in(namespace)
             return {
                 "outcomes": outcomes,
                 "texts": texts,
@@ -79,13 +96,22 @@ def run_cells(request: dict[str, Any]) -> dict[str, Any]:
                 "on_host": on_host[:50],
                 "host_files": len(on_host),
                 "host_bytes": host_bytes,
+                "namespace": namespace,
+                "processes": in_sandbox,
                 "uid": os.getuid(),
                 "group": str(getattr(getattr(isolation, "group", None), "kind", "")),
             }
         finally:
             await kernel.close()
 
-    return asyncio.run(asyncio.wait_for(go(), request.get("overall", 240)))
+    report = asyncio.run(asyncio.wait_for(go(), request.get("overall", 240)))
+    namespace = report.pop("namespace")
+    for _ in range(100):  # the namespace's processes are being ended: give them a moment
+        report["left_after_close"] = _processes_in(namespace)
+        if not report["left_after_close"]:
+            break
+        time.sleep(0.1)
+    return report
 
 
 def _as_normal_user(argv: list[str]) -> list[str]:

@@ -158,13 +158,23 @@ def test_gradebook_cells_never_start_a_formula(tmp_path, start):
     assert read[0]["total"] == "0"  # numbers stay numbers
 
 
+@pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("uid", [0, 1000])
-def test_grading_as_root_warns_that_the_process_limit_does_not_apply(monkeypatch, capsys, uid):
+def test_the_grader_says_what_bounds_each_kernel_and_warns_as_root_without_a_cgroup(
+    monkeypatch, capsys, uid, grouped
+):
     from course_tools.grading import cli
+    from course_tools.grading.cgroups import V1, CgroupRoot
     from course_tools.grading.sandbox import Isolation
 
     monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
-    cli._announce(Isolation("bwrap", "/usr/bin/bwrap"))
+    group = CgroupRoot(V1, (Path("/sys/fs/cgroup/memory"),)) if grouped else None
+    cli._announce(Isolation("bwrap", "/usr/bin/bwrap", group=group, ungrouped="no cgroup here"))
     said = capsys.readouterr().err
-    assert ("grading as root" in said) == (uid == 0)
+    assert ("grading as root without a cgroup" in said) == (uid == 0 and not grouped)
     assert "isolation: each kernel runs under bubblewrap" in said
+    if grouped:
+        assert "all its processes together: 4 GiB of memory and 256 processes (cgroup v1)" in said
+    else:
+        assert "only each process is limited: 4 GiB of address space, 256 MiB per file" in said
+        assert ("256 processes" in said) == (uid != 0)  # root is exempt from the process limit

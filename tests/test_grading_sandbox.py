@@ -11,6 +11,7 @@ cannot run.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -153,3 +154,130 @@ def test_dev_shm_is_private_and_multiprocessing_locks_work(tmp_path):
     ]})
     assert done["outcomes"] == ["ok"], done
     assert done["texts"][0].startswith("locked"), done
+
+
+# Six children each hold 256 MiB at once: 1.5 GiB together, past a 1 GiB bound for the kernel.
+_HOLDERS = r"""
+import json, os, select, time
+SIZE, COUNT = 256 * 1024 * 1024, 6
+children, ready = [], 0
+r, w = os.pipe()
+for _ in range(COUNT):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            buf = bytearray(SIZE)
+            buf[::4096] = b'x' * (SIZE // 4096)
+            os.write(w, b'1')
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    children.append(pid)
+deadline = time.time() + 30
+while ready < COUNT and time.time() < deadline:
+    if select.select([r], [], [], 0.5)[0]:
+        ready += len(os.read(r, 64))
+time.sleep(1)
+alive = [p for p in children if os.waitpid(p, os.WNOHANG) == (0, 0)]
+for p in children:
+    try:
+        os.kill(p, 9)
+    except OSError:
+        pass
+print(json.dumps({'ready': ready, 'alive': len(alive)}))
+"""
+_GIB = 1024**3
+
+
+def _bounded_as_a_whole(user: str) -> bool:
+    """Whether a cgroup bounds the kernel as a whole for `user` here (root can make one)."""
+    from course_tools.grading.sandbox import choose_isolation
+
+    if user == USERS[1] and os.geteuid() == 0:
+        return False  # uid 65534 cannot make a cgroup on this machine (no delegated cgroup v2)
+    try:
+        return choose_isolation("bwrap").group is not None
+    except ValueError:
+        return False
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_six_children_cannot_hold_more_memory_together_than_the_kernels_bound(user):
+    done = run_as(user, {"cells": [_HOLDERS], "limits": {"memory_bytes": _GIB}, "timeout": 60})
+    if not _bounded_as_a_whole(user):
+        pytest.skip("no cgroup for this user here: each process keeps its own limit (next test)")
+    assert done["group"], done
+    if done["outcomes"] == ["dead"]:
+        return  # the memory bound's OOM killer chose the kernel itself: bounded, and graded on
+    assert done["outcomes"] == ["ok"], done
+    report = json.loads(done["texts"][0])
+    assert report["alive"] * 256 * 1024**2 < _GIB, report
+
+
+_FORKS = r"""
+import os, time
+made, refused = [], ''
+for _ in range(300):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        refused = e.strerror
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    made.append(pid)
+for p in made:
+    os.kill(p, 9)
+    os.waitpid(p, 0)
+print(len(made), refused)
+"""
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_the_kernel_cannot_start_more_processes_than_its_bound(user):
+    if not _bounded_as_a_whole(user) and user == USERS[0] and os.geteuid() == 0:
+        pytest.skip("root without a cgroup: the process count is not bounded (the grader warns)")
+    done = run_as(user, {"cells": [_FORKS], "limits": {"processes": 64}, "timeout": 60})
+    assert done["outcomes"] == ["ok"], done
+    made, _, refused = done["texts"][0].strip().partition(" ")
+    assert int(made) < 64 and refused, done["texts"]
+
+
+_BOMB = r"""
+import os, time
+while True:
+    try:
+        os.fork()
+    except OSError:
+        time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_fork_bomb_is_contained_and_gone_with_its_kernel(user):
+    if not _bounded_as_a_whole(user) and user == USERS[0] and os.geteuid() == 0:
+        pytest.skip("root without a cgroup: a fork bomb would reach the machine (the grader warns)")
+    done = run_as(user, {"cells": [_BOMB], "limits": {"processes": 64}, "timeout": 5})
+    assert done["outcomes"] == ["timeout"], done
+    assert 1 < done["processes"] <= 64, done  # seen from the host, in the sandbox's namespace
+    assert done["left_after_close"] == 0, done
+
+
+_ONE_BIG = r"""
+import resource
+try:
+    buf = bytearray(1536 * 1024 * 1024)
+    print('allocated')
+except MemoryError:
+    print('refused', resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0])
+"""
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_without_a_cgroup_each_process_keeps_its_own_limits(user):
+    done = run_as(user, {"cells": [_ONE_BIG], "limits": {"memory_bytes": _GIB}, "cgroup": False})
+    assert done["group"] == "", done
+    assert done["outcomes"] == ["ok"], done
+    said = done["texts"][0].split()
+    assert said == ["refused", str(_GIB), str(256 * 1024**2)], said

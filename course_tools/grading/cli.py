@@ -183,15 +183,36 @@ def _compile_course(package: Path | None = None) -> None:
         compileall.compile_dir(str(folder), quiet=2, workers=1)
 
 
+def _mib(value: int) -> str:
+    return f"{value / 1024**3:g} GiB" if value >= 1024**3 else f"{value // 1024**2} MiB"
+
+
+def bounds_said(isolation: Isolation, root: bool) -> str:
+    """One line: what bounds each kernel here, as a whole (a cgroup) or process by process."""
+    limits = isolation.limits
+    if isolation.group is not None:
+        return (
+            f"bounds: each kernel and all its processes together: {_mib(limits.memory_bytes)} "
+            f"of memory and {limits.processes} processes ({isolation.group.kind})"
+        )
+    processes = "" if root else f", {limits.processes} processes"
+    return (
+        f"bounds: no cgroup here ({isolation.ungrouped}), so only each process is limited: "
+        f"{_mib(limits.memory_bytes)} of address space, {_mib(limits.file_bytes)} per file, "
+        f"{limits.cpu_seconds} s of CPU{processes}; not the kernel as a whole"
+    )
+
+
 def _announce(isolation: Isolation) -> None:
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
     if isolation.isolated:
         print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
+        print(bounds_said(isolation, root), file=sys.stderr)
+        if root and isolation.group is None:
             print(
-                f"WARNING: grading as root: the limit of {isolation.limits.processes} processes "
-                "per kernel does not apply to root, so a fork bomb in a submission can slow or "
-                "stop this machine. Grade as an ordinary user (the other limits and the sandbox "
-                "still apply).",
+                "WARNING: grading as root without a cgroup: the process limit does not apply to "
+                "root, so a fork bomb in a submission can slow or stop this machine. Grade as an "
+                "ordinary user, or where the grader can make a cgroup (docs/instructor.md, §7).",
                 file=sys.stderr,
             )
         return
@@ -207,6 +228,7 @@ def _announce(isolation: Isolation) -> None:
         f"{banner}",
         file=sys.stderr,
     )
+    print(bounds_said(isolation, root), file=sys.stderr)
 
 
 def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits: Limits) -> int:

@@ -22,6 +22,7 @@ from nbclient.exceptions import DeadKernelError
 
 from course_lib.safe_text import printable
 
+from .cgroups import PREFIX, owner_tag
 from .results import Limits
 from .sandbox import Isolation, kernel_command, kernel_env
 
@@ -112,7 +113,15 @@ class Kernel:
         # CPU time: the sandbox's default, or more when the instructor allows a longer notebook.
         budget = int(3 * (limits or Limits()).notebook_timeout)
         resources = replace(isolation.limits, cpu_seconds=max(isolation.limits.cpu_seconds, budget))
-        self.private = tempfile.mkdtemp(prefix="course-grade-")
+        self.private = tempfile.mkdtemp(prefix=f"{PREFIX}{owner_tag()}-")
+        # All the kernel's processes together, in a cgroup of its own where there is one.
+        self.group = (
+            isolation.group.create(
+                os.path.basename(self.private), resources.memory_bytes, resources.processes
+            )
+            if isolation.group is not None
+            else None
+        )
         self.workdir = os.path.join(self.private, "work")
         os.mkdir(self.workdir)
         # The kernel's stderr: a file with no name, read back only through this handle, so
@@ -127,8 +136,9 @@ class Kernel:
         if not isolation.isolated:
             os.mkdir(self.ipcdir)
         connection_file = os.path.join(self.private, "kernel.json")
+        argv = kernel_command(isolation, self.ipcdir, resources, connection_file, self._info[1])
         spec = KernelSpec(
-            argv=kernel_command(isolation, self.ipcdir, resources, connection_file, self._info[1]),
+            argv=self.group.wrap(argv) if self.group else argv,
             display_name="course grading",
             language="python",
             # Under bubblewrap the kernel is in its own session: a signal to the sandbox's process
@@ -144,6 +154,7 @@ class Kernel:
             log=KERNEL_LOG,
         )
         self.client: GradingClient | None = None
+        self.sandbox_pid = 0  # under bubblewrap: the sandbox's first process, once started
         self.closed = False
 
     async def start(self, nb: Any, probe_cells: set[int], limits: Limits) -> GradingClient:
@@ -162,8 +173,8 @@ class Kernel:
         if self.isolation.isolated:
             os.close(self._info[1])
             self._info = (self._info[0], -1)
-            pid = _child_pid(await _read_to_end(self._info[0], timeout=30))
-            os.symlink(f"/proc/{pid}/root{self.ipcdir}", self.ipcdir)
+            self.sandbox_pid = _child_pid(await _read_to_end(self._info[0], timeout=30))
+            os.symlink(f"/proc/{self.sandbox_pid}/root{self.ipcdir}", self.ipcdir)
         self.client = GradingClient(
             nb,
             probe_cells,
@@ -225,6 +236,21 @@ class Kernel:
                 pass
             self.stderr.close()
             shutil.rmtree(self.private, ignore_errors=True)
+            await self._remove_group()
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel's memory bound stopped one of its processes."""
+        return self.group is not None and self.group.out_of_memory()
+
+    async def _remove_group(self) -> None:
+        if self.group is None:
+            return
+        for _ in range(100):  # processes take a moment to leave a group once killed
+            self.group.kill()
+            if self.group.remove():
+                return
+            await asyncio.sleep(0.05)
+        KERNEL_LOG.warning("cgroup %s still has processes", self.group.folders)
 
 
 async def _read_to_end(fd: int, timeout: float) -> bytes:

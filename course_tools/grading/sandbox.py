@@ -30,8 +30,11 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from .cgroups import CgroupRoot
+from .cgroups import find as find_cgroups
 
 __all__ = ["Isolation", "ResourceLimits", "choose_isolation", "kernel_command", "kernel_env"]
 
@@ -64,8 +67,8 @@ _UID = "1000"  # the kernel's uid and gid inside the sandbox: never 0
 class ResourceLimits:
     """Limits for each kernel and everything it starts (bytes, count, seconds)."""
 
-    memory_bytes: int = 4 * 1024**3
-    processes: int = 256
+    memory_bytes: int = 4 * 1024**3  # each process, and (with a cgroup) all of them together
+    processes: int = 256  # with a cgroup, all of them together; else per user (not root)
     file_bytes: int = 256 * 1024**2
     cpu_seconds: int = 600
     tmp_bytes: int = 512 * 1024**2  # the private /tmp under bubblewrap
@@ -84,6 +87,10 @@ class Isolation:
         str, ...
     ] = ()  # host paths the kernel must not see (in addition to the grading package)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
+    # Where each kernel's cgroup (memory and process count for all its processes) is made;
+    # None where there is none, and `ungrouped` says why.
+    group: CgroupRoot | None = None
+    ungrouped: str = ""
 
     @property
     def isolated(self) -> bool:
@@ -91,7 +98,7 @@ class Isolation:
 
     def with_hidden(self, paths: list[Path]) -> Isolation:
         extra = tuple(str(Path(p).resolve()) for p in paths)
-        return Isolation(self.mode, self.bwrap, self.reason, self.hidden + extra, self.limits)
+        return replace(self, hidden=self.hidden + extra)
 
 
 def _candidates() -> list[str]:
@@ -138,8 +145,11 @@ def choose_isolation(mode: str = "auto") -> Isolation:
     """
     if mode not in MODES:
         raise ValueError(f"--isolation {mode}: choose one of {', '.join(MODES)}")
+    group, ungrouped = find_cgroups() if sys.platform.startswith("linux") else (None, "not Linux")
     if mode == "none":
-        return Isolation("none", reason="--isolation none was chosen")
+        return Isolation(
+            "none", reason="--isolation none was chosen", group=group, ungrouped=ungrouped
+        )
     if not sys.platform.startswith("linux"):
         problem = f"bubblewrap needs Linux, and this is {sys.platform}"
     else:
@@ -147,7 +157,7 @@ def choose_isolation(mode: str = "auto") -> Isolation:
         for bwrap in _candidates():
             problem = _try(bwrap)
             if not problem:
-                return Isolation("bwrap", bwrap)
+                return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)
             problems.append(problem)
         problem = "; ".join(problems) or (
             "bubblewrap is not installed "
@@ -155,7 +165,7 @@ def choose_isolation(mode: str = "auto") -> Isolation:
         )
     if mode == "bwrap":
         raise ValueError(f"--isolation bwrap: {problem}")
-    return Isolation("none", reason=problem)
+    return Isolation("none", reason=problem, group=group, ungrouped=ungrouped)
 
 
 def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
