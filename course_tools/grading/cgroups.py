@@ -33,9 +33,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PREFIX", "CgroupRoot", "KernelGroup", "find", "owner_alive", "owner_tag"]
+from .leftovers import PREFIX, owner_alive, owner_tag
 
-PREFIX = "course-grade-"
+__all__ = ["CgroupRoot", "KernelGroup", "find"]
+
 _MOUNTINFO = "/proc/self/mountinfo"
 _CGROUP = "/proc/self/cgroup"
 V1, V2, SYSTEMD = "cgroup v1", "cgroup v2", "cgroup v2 (systemd scope)"
@@ -43,33 +44,6 @@ V1, V2, SYSTEMD = "cgroup v1", "cgroup v2", "cgroup v2 (systemd scope)"
 _ENTER = (
     'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
 )
-
-
-def owner_tag() -> str:
-    """This process as it appears in the names of what it makes: ``<pid>.<start time>``."""
-    return f"{os.getpid()}.{_start_time(os.getpid())}"
-
-
-def owner_alive(tag: str) -> bool:
-    """Whether the process `owner_tag` named is still running (a reused pid does not count)."""
-    pid, _, start = tag.partition(".")
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # someone else's process: alive
-    return _start_time(int(pid)) == start
-
-
-def _start_time(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return "0"  # no /proc (macOS): the pid alone tells
 
 
 def _write(path: Path, value: str) -> None:

@@ -22,6 +22,7 @@ from course_lib.safe_text import printable
 from .batch import grade_all
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
+from .leftovers import clean_stale_folders
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
 from .results import ExerciseResult, Limits
 from .runner import preflight
@@ -358,6 +359,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
+    # A grader killed with SIGKILL could not remove its kernels' folders and cgroups: do it now.
+    clean_stale_folders()
+    if isolation.group is not None:
+        isolation.group.clean_stale()
     _compile_course()
     problem = asyncio.run(preflight(isolation))
     if problem and isolation.isolated and args.isolation == "auto":

@@ -22,7 +22,7 @@ from nbclient.exceptions import DeadKernelError
 
 from course_lib.safe_text import printable
 
-from .cgroups import PREFIX, owner_tag
+from .leftovers import PREFIX, new_private_folder, owner_tag
 from .results import Limits
 from .sandbox import Isolation, kernel_command, kernel_env
 
@@ -113,12 +113,11 @@ class Kernel:
         # CPU time: the sandbox's default, or more when the instructor allows a longer notebook.
         budget = int(3 * (limits or Limits()).notebook_timeout)
         resources = replace(isolation.limits, cpu_seconds=max(isolation.limits.cpu_seconds, budget))
-        self.private = tempfile.mkdtemp(prefix=f"{PREFIX}{owner_tag()}-")
+        self.private = new_private_folder()
         # All the kernel's processes together, in a cgroup of its own where there is one.
+        name = f"{PREFIX}{owner_tag()}-{os.path.basename(self.private)[len(PREFIX) :]}"
         self.group = (
-            isolation.group.create(
-                os.path.basename(self.private), resources.memory_bytes, resources.processes
-            )
+            isolation.group.create(name, resources.memory_bytes, resources.processes)
             if isolation.group is not None
             else None
         )
