@@ -85,7 +85,7 @@ def clean_stale_folders(base: str | None = None) -> list[str]:
     links are never followed. Returns the folders removed.
     """
     base = base or tempfile.gettempdir()
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(base)
     except OSError:
