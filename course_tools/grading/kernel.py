@@ -113,6 +113,7 @@ class Kernel:
         # CPU time: the sandbox's default, or more when the instructor allows a longer notebook.
         budget = int(3 * (limits or Limits()).notebook_timeout)
         resources = replace(isolation.limits, cpu_seconds=max(isolation.limits.cpu_seconds, budget))
+        self.limits = resources
         self.private = new_private_folder()
         # All the kernel's processes together, in a cgroup of its own where there is one.
         name = f"{PREFIX}{owner_tag()}-{os.path.basename(self.private)[len(PREFIX) :]}"
