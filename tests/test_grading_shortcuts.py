@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from course_tools.grading import grade_notebook, load_exercises
-from course_tools.grading.report import feedback_text
+from course_tools.grading.report import as_text, feedback_text
 from course_tools.grading.shortcuts import RULES, find_shortcut
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(name, replace, c
     assert result.score == round(sum(c.points for c in result.cases), 2)
     note = next(n for n in result.notes if n.startswith(f"part {part}"))
     assert words in note and "yourself" in note and "before trusting its" in note
-    assert note in feedback_text("learner", [result], {name: exercise})
+    assert as_text(note) in feedback_text("learner", [result], {name: exercise})  # as text
 
 
 def test_an_honest_2b_keeps_its_points(tmp_path):
@@ -179,7 +179,7 @@ def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
     assert "appears to use the course's reference client (`decide`)" in note
     assert f"before trusting its {earned:g} points" in note
     assert "write the rules yourself" in note and "instructor will read" in note
-    assert note in feedback_text("learner", [result], {EX2: exercise})
+    assert as_text(note) in feedback_text("learner", [result], {EX2: exercise})
 
 
 def test_review_is_a_status_the_gradebook_ranks_and_filters():
@@ -309,7 +309,9 @@ def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     result, exercise = _part_result(EX2)
     started = time.monotonic()
     apply_rules(result, exercise, cells)
-    assert time.monotonic() - started < 5
+    # A hang guard, not a speed figure: unbounded, these took minutes; bounded, well under 1 s
+    # on an idle machine, and a busy shared one must not fail the suite.
+    assert time.monotonic() - started < 60
     assert all(c.status == "passed" for c in result.cases)
 
 
