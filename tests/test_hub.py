@@ -243,6 +243,35 @@ def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
     assert why["plain-file"] == "not a folder, not followed"
 
 
+def test_collect_refuses_a_hard_link_and_a_file_the_learner_does_not_own(tmp_path):
+    """A hard link is the same file under a second name: a learner's kernel can link a file it
+    may read (a canary outside the homes, another learner's notebook) into its exercises."""
+    homes, out = tmp_path / "homes", tmp_path / "out"
+    canary = tmp_path / "canary.ipynb"
+    canary.write_bytes(notebook("the instructor's canary"))
+    mallory = home(homes, "mallory")
+    os.link(canary, mallory / f"{EXERCISES[0]}.ipynb")
+    (mallory / f"{EXERCISES[1]}.ipynb").write_bytes(notebook("mallory's own"))
+    theirs = mallory / f"{EXERCISES[2]}.ipynb"
+    theirs.write_bytes(notebook("someone else's"))
+    if os.geteuid() == 0:
+        os.chown(theirs, 65534, 65534)
+    report = collect(homes, out, EXERCISES)
+    why = {s.where: s.why for s in report.skipped}
+    assert why[f"mallory/exercises/{EXERCISES[0]}.ipynb"] == (
+        "a hard link (the file has 2 names, so it may be another file's): not collected; ask "
+        "the learner to save a copy of their notebook under this name"
+    )
+    assert report.notebooks["mallory"] == [f"{EXERCISES[1]}.ipynb"] + (
+        [] if os.geteuid() == 0 else [f"{EXERCISES[2]}.ipynb"]
+    )
+    if os.geteuid() == 0:
+        assert why[f"mallory/exercises/{EXERCISES[2]}.ipynb"] == (
+            "owned by another user than the home's (uid 65534), not collected"
+        )
+    assert b"canary" not in b"".join(p.read_bytes() for p in out.rglob("*.ipynb"))
+
+
 def test_collect_escapes_odd_names_and_never_writes_outside_out(tmp_path, capsys):
     homes, out = tmp_path / "homes", tmp_path / "out"
     evil = "\x1b]0;pwned\x07evil"
