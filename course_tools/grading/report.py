@@ -22,10 +22,10 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from .cases import Exercise
+from .inert_markdown import inline
 from .results import STATUSES, ExerciseResult
 
 __all__ = [
-    "as_text",
     "feedback_names",
     "student_row",
     "write_feedback",
@@ -201,23 +201,6 @@ _ATTEMPTED_WRONG = {
 }  # only these get the judge's message and the hint: a blank case gets no answer-revealing hint
 
 
-# Characters that start inline Markdown (emphasis, code, links, images, strikethrough, a
-# heading's closing #) get a backslash, except an underscore between two letters or digits
-# (search_web), which CommonMark never reads as emphasis; those that start HTML or an entity
-# become entities.
-_MARKDOWN = re.compile(r"[\\`*\[\]~#]|(?<![^\W_])_|_(?![^\W_])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
-
-def as_text(text: str) -> str:
-    """`text` as Markdown that renders to exactly `text`, with no tag, link or formatting.
-
-    Control characters are escaped first (`printable`), so the text is also one line.
-    """
-    escaped = _MARKDOWN.sub(lambda m: "\\" + m.group(0), printable(text))
-    return "".join(_HTML.get(c, c) for c in escaped)
-
-
 def feedback_text(
     student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]
 ) -> str:
@@ -227,17 +210,17 @@ def feedback_text(
     rendered. Text the kernel produced is not in it: its stderr and exact exception names are
     in `ExerciseResult.kernel_log`, for the instructor.
     """
-    lines = [f"# Feedback for {as_text(student)}", ""]
+    lines = [f"# Feedback for {inline(student)}", ""]
     by_exercise = {r.exercise: r for r in results}
     for exercise_id, exercise in exercises.items():
         result = by_exercise.get(exercise_id)
         if result is None:
             continue
         lines.append(
-            f"## {as_text(exercise.title)} ({as_text(exercise_id)}): "
+            f"## {inline(exercise.title)} ({inline(exercise_id)}): "
             f"{_points(result.score)} / {_points(result.max_score)}, {result.status}"
         )
-        lines += [f"- note: {as_text(n)}" for n in result.notes]
+        lines += [f"- note: {inline(n)}" for n in result.notes]
         if result.status == "missing":  # nothing handed in: no list of cases that did not run
             lines.append("")
             continue
@@ -252,7 +235,7 @@ def feedback_text(
                 text += f": {case.status}"
             if case.status in _ATTEMPTED_WRONG and case.hint:
                 text += f". Hint: {case.hint}"
-            lines.append(f"- {mark} {as_text(text)}")
+            lines.append(f"- {mark} {inline(text)}")
         lines.append("")
     lines.append(
         "Cases are named by what they check. "
