@@ -385,6 +385,9 @@ def run(args: argparse.Namespace) -> int:
     except SandboxUnavailable as exc:
         print(_no_sandbox(str(exc)), file=sys.stderr)
         return EXIT_INFRASTRUCTURE
+    except ValueError as exc:  # an output that cannot be written
+        print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
     # A grader killed with SIGKILL could not remove its kernels' folders and cgroups: do it now.
     clean_stale_folders()
     if isolation.group is not None:
