@@ -133,72 +133,95 @@ def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
             yield alias.name.split(".")[0], alias.name.split(".")[0]
 
 
+def _names(target: ast.AST, stored_only: bool = False) -> Iterator[str]:
+    """The plain names in an assignment target (``a, (b, c)``)."""
+    for name in _scope(target):
+        if isinstance(name, ast.Name) and (not stored_only or isinstance(name.ctx, ast.Store)):
+            yield name.id
+
+
+def _bindings(node: ast.AST) -> Iterator[tuple[str, Binding]]:
+    """What one node at module level (re)binds: (name, what it is bound to)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, node
+    elif isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from ((name, node.value) for name in _names(target, stored_only=True))
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        if isinstance(node.target, ast.Name):
+            yield node.target.id, node.value
+    elif isinstance(node, ast.NamedExpr):
+        yield node.target.id, node.value
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        yield from ((name, node.iter) for name in _names(node.target))
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield from ((name, node.context_expr) for name in _names(node.optional_vars))
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield from _imported(node)
+
+
+def _assigned_into(node: ast.Assign | ast.AugAssign) -> Iterator[tuple[str, Binding]]:
+    """Names an assignment adds to: ``globals()["x"] = v``, ``X += v``, ``TABLE[k] = v``."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, ast.Subscript) and _is_globals(target.value):
+            key = target.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                yield key.value, node.value
+        elif isinstance(target, ast.Name) and isinstance(node, ast.AugAssign):
+            yield target.id, node.value  # X += ...
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            root = _root(target)
+            if root:
+                yield root, node.value
+
+
+def _filled(node: ast.Call) -> Iterator[tuple[str, Binding]]:
+    """Names a method call adds to: ``TABLE.update(...)``, ``globals().update(x=...)``."""
+    if not isinstance(node.func, ast.Attribute):
+        return
+    root = _root(node.func.value)
+    if root and node.func.attr in _FILLS:
+        yield root, node
+    if _is_globals(node.func.value) and node.func.attr == "update":
+        yield from ((k.arg, k.value) for k in node.keywords if k.arg)
+
+
+def _global_writes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, Binding]]:
+    """The `global` names a function writes, each bound to the function."""
+    declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
+    for inner in ast.walk(node) if declared else ():
+        if (
+            isinstance(inner, ast.Name)
+            and inner.id in declared
+            and isinstance(inner.ctx, ast.Store)
+        ):
+            yield inner.id, node
+
+
+def _additions(node: ast.AST) -> Iterator[tuple[str, Binding]]:
+    """What adds to a name instead of rebinding it, anywhere (in functions too)."""
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        yield from _assigned_into(node)
+    elif isinstance(node, ast.Call):
+        yield from _filled(node)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield from _global_writes(node)
+
+
 def _cell(tree: ast.Module, into: _Module) -> dict[str, list[Binding]]:
     """Add the cell's additive bindings to `into`; return the names the cell (re)binds."""
     found: dict[str, list[Binding]] = {}
-
-    def bind(name: str, what: Binding) -> None:
-        found.setdefault(name, []).append(what)
-
-    def add(name: str, what: Binding) -> None:
-        into.bindings.setdefault(name, []).append(what)
-
     for node in _scope(tree):  # module-level statements and expressions, at any depth
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name, node)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                for name in _scope(target):
-                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                        bind(name.id, node.value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            if isinstance(node.target, ast.Name):
-                bind(node.target.id, node.value)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            for name in _scope(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.iter)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in _scope(node.optional_vars):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.context_expr)
-        elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
+        if isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
             into.star.append(node.module or "")
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for bound, origin in _imported(node):
-                bind(bound, origin)
-    # What adds to a name instead of rebinding it, anywhere (in functions too): a container
-    # filled (TABLE[k] = v, TABLE.update(...)), a `global` written, globals()[...] = v.
+            continue
+        for name, what in _bindings(node):
+            found.setdefault(name, []).append(what)
+    # A container filled (TABLE[k] = v, TABLE.update(...)), a `global` written, globals()[...].
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Subscript) and _is_globals(target.value):
-                    key = target.slice
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        add(key.value, node.value)
-                elif isinstance(target, ast.Name) and isinstance(node, ast.AugAssign):
-                    add(target.id, node.value)  # X += ...
-                elif isinstance(target, (ast.Subscript, ast.Attribute)):
-                    root = _root(target)
-                    if root:
-                        add(root, node.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            root = _root(node.func.value)
-            if root and node.func.attr in _FILLS:
-                add(root, node)
-            if _is_globals(node.func.value) and node.func.attr == "update":
-                for keyword in node.keywords:
-                    if keyword.arg:
-                        add(keyword.arg, keyword.value)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
-            for inner in ast.walk(node) if declared else ():
-                if isinstance(inner, ast.Name) and inner.id in declared:
-                    if isinstance(inner.ctx, ast.Store):
-                        add(inner.id, node)  # the function that writes it
+        for name, what in _additions(node):
+            into.bindings.setdefault(name, []).append(what)
     return found
 
 
