@@ -115,3 +115,25 @@ def test_a_dead_graders_groups_are_removed_and_a_live_ones_kept(tmp_path):
         folder.mkdir()
     CgroupRoot(V1, (tmp_path,)).clean_stale()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("uid", [0, 1000])
+def test_the_grader_says_what_bounds_each_kernel_and_warns_as_root_without_a_cgroup(
+    monkeypatch, capsys, uid, grouped
+):
+    from course_tools.grading import cli
+    from course_tools.grading.cgroups import V1, CgroupRoot
+    from course_tools.grading.sandbox import Isolation
+
+    monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
+    group = CgroupRoot(V1, (Path("/sys/fs/cgroup/memory"),)) if grouped else None
+    cli._announce(Isolation("bwrap", "/usr/bin/bwrap", group=group, ungrouped="no cgroup here"))
+    said = capsys.readouterr().err
+    assert ("grading as root without a cgroup" in said) == (uid == 0 and not grouped)
+    assert "isolation: each kernel runs under bubblewrap" in said
+    if grouped:
+        assert "all its processes together: 4 GiB of memory and 256 processes (cgroup v1)" in said
+    else:
+        assert "only each process is limited: 4 GiB of address space, 256 MiB per file" in said
+        assert ("256 processes" in said) == (uid != 0)  # root is exempt from the process limit

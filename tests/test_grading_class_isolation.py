@@ -1,4 +1,5 @@
-"""The grader against a hostile class: every attack from issue 11, graded once, in a subprocess.
+"""A class of attackers, graded once in a subprocess, changes no other row, no file outside
+its sandbox and no later run.
 
 Each attacker tries to change something beyond its own result (the gradebook after the grader
 exits, other students' files and kernels, later runs, the grader process) or to read what it

@@ -1,14 +1,16 @@
-"""Feedback is data, never markup: what a submission controls is shown as text wherever the
+"""Feedback and the gradebook are data, never markup: what a submission controls is shown as text wherever the
 Markdown feedback is rendered (an LMS, a course site, JupyterLab), and text the kernel produced
 (exception names and values, answers echoed by a judge) never reaches the student.
 
 Each attack renders the feedback with a Markdown renderer (markdown-it-py, CommonMark with raw
-HTML allowed, as most renderers are) and looks for a live tag or attribute.
+HTML allowed, as most renderers are) and looks for a live tag or attribute. The gradebook CSV
+never starts a cell with a spreadsheet formula.
 """
 
 from __future__ import annotations
 
 import asyncio
+import csv
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from course_tools.grading import load_exercises
-from course_tools.grading.report import feedback_text, student_row
+from course_tools.grading.report import feedback_text, student_row, write_gradebook
 from course_tools.grading.results import CaseResult, ExerciseResult
 from course_tools.grading.runner import grade_notebook
 from course_tools.grading.sandbox import choose_isolation
@@ -32,6 +34,7 @@ XSS = [
     "<https://evil.example>",
     "**bold** _it_ __init__ a__b `code` ~~gone~~ &lt;script&gt; \\<b> search_web",
 ]
+SECRET = "host-secret-never-in-a-gradebook"
 PLAIN_TAGS = {"h1", "h2", "p", "ul", "li"}  # what the grader's own Markdown makes
 
 
@@ -115,3 +118,35 @@ def test_a_judge_never_echoes_the_students_answer_into_feedback(exercises):
     odd = next(c for c in exercises[EX4].cases if c.id == "4b.liar_caught")
     shaped = judge(odd, {"status": "ok", "value": {"weird": "<b>hidden-input-42</b>"}})
     assert "hidden-input-42" not in shaped.feedback
+
+
+def test_kernel_text_stays_out_of_the_students_feedback():
+    exercises = load_exercises()
+    first = next(iter(exercises))
+    result = ExerciseResult(
+        student="s", exercise=first, status="kernel died", score=0.0, max_score=1.0
+    )
+    result.notes.append("the kernel died while probing case 2b")
+    result.kernel_log.append(f"predict({{}}, True)  # {SECRET}\x1b[2J")
+    row = student_row("s", [result], exercises)
+    feedback = feedback_text("s", [result], exercises)
+    assert SECRET not in feedback
+    assert "the kernel died while probing case 2b" in feedback  # what happened, still taught
+    assert SECRET in row["notes"] and "\x1b" not in row["notes"]  # the instructor still sees it
+    assert SECRET in result.as_dict()["kernel_log"][0]  # the JSONL keeps the exact text
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_gradebook_cells_never_start_a_formula(tmp_path, start):
+    exercises = load_exercises()
+    name = f'{start}HYPERLINK("http://evil","click")'
+    row = student_row(name, [], exercises, notes=[f"{start}1+1"])
+    write_gradebook(tmp_path / "g.csv", [row], exercises)
+    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as handle:
+        read = list(csv.DictReader(handle))
+    for value in read[0].values():
+        assert not value or value[0] not in "=+-@\t\r", read[0]
+    assert "HYPERLINK" in read[0]["student"]
+    if start.isprintable():  # a tab or CR is written as an escape, which starts no formula
+        assert read[0]["student"] == "'" + name
+    assert read[0]["total"] == "0"  # numbers stay numbers

@@ -1,7 +1,7 @@
 """A grader killed with SIGKILL leaves its kernels' folders; the next one removes them, and only them.
 
 The whole path (kill a grader mid-grade, start another) is in
-tests/test_grading_hostile.py::test_every_process_of_a_submission_ends_when_the_grader_is_killed_and_the_next_cleans_up.
+tests/test_grading_class_isolation.py::test_every_process_of_a_submission_ends_when_the_grader_is_killed_and_the_next_cleans_up.
 """
 
 from __future__ import annotations
