@@ -218,7 +218,8 @@ def _can_make_children(parents: Iterable[Path], kind: str) -> str:
     try:
         root.create(name, 1024**3, 64).remove()
     except OSError as exc:
-        return f"cannot make a cgroup there ({exc.strerror or exc})"
+        where = os.path.dirname(exc.filename) if exc.filename else root.parents[0]
+        return f"cannot make a cgroup in {where}: {exc.strerror or exc}"
     return ""
 
 
