@@ -103,9 +103,9 @@ class _OneSpec(KernelSpecManager):
 class Kernel:
     """A kernel with its own private folder and a client; always cleaned up by `close`.
 
-    Everything the kernel leaves on this machine (its IPC sockets and connection file, its
-    stderr, and without isolation its working folder, HOME and TMPDIR) is in `self.private`,
-    which `close` deletes.
+    Everything the kernel leaves on this machine (its connection file, its stderr, the link to
+    its sockets, and without isolation its sockets, working folder, HOME and TMPDIR) is in
+    `self.private`, which `close` deletes with the kernel's cgroup.
     """
 
     def __init__(self, isolation: Isolation, limits: Limits | None = None) -> None:

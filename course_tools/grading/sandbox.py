@@ -1,4 +1,4 @@
-"""Where a graded kernel runs: under bubblewrap (`bwrap`), or (by choice or need) unisolated.
+"""Where a graded kernel runs: under bubblewrap (`bwrap`), or unisolated when chosen.
 
 The threat model is in docs/instructor.md ("What a submission can and cannot do"). Under
 bubblewrap each kernel gets:
@@ -9,19 +9,26 @@ bubblewrap each kernel gets:
   not bound (or, installed in site-packages, covered by an empty folder), so importing it
   fails, and ``solutions/``, the instructor's ``--cases`` and output folders and the
   submissions folder are covered by empty folders;
-* a read-only root (``--remount-ro /`` after the binds): it can write only to a private,
-  size-limited ``/tmp`` holding its HOME, TMPDIR, IPYTHONDIR and working folder, gone when
-  the kernel ends, and to the folder of its IPC sockets; its connection file is read-only;
+* a user namespace of its own, uid and gid 1000, no capability and no further user namespace,
+  even when the grader runs as root: nothing inside can remount, mount, change its user or
+  chown;
+* a read-only root (``--remount-ro /`` after the binds): it can write only to size-limited
+  tmpfs mounts of its own, gone when the kernel ends: ``/tmp`` (its HOME, TMPDIR, IPYTHONDIR
+  and working folder), ``/dev/shm`` and the folder of its IPC sockets, which the grader reaches
+  through the sandbox's root; its connection file is read-only;
 * no network, its own PID, IPC and UTS namespaces, a new session (no terminal to write to),
   a cleared environment, and ``--die-with-parent``: when the grader ends, every process of
   the submission ends with it;
-* resource limits (address space, processes, file size, CPU time) set before Python starts.
+* resource limits (address space, processes, file size, CPU time) set before Python starts,
+  and, where one can be made (`cgroups`), a cgroup bounding the memory and process count of
+  all its processes together.
 
-The kernel talks to the grader only through its own IPC socket folder. Judging happens in
-the grading process. Without bubblewrap (``--isolation none``, macOS, no user namespaces)
-the kernel still gets private HOME/TMPDIR/IPYTHONDIR folders and the same resource limits
-(except the process count), but runs with the instructor's rights: the grader says so in the
-terminal and in every gradebook row.
+The kernel talks to the grader only through its own IPC sockets. Judging happens in the
+grading process. Where bubblewrap cannot start a kernel, `choose_isolation` raises
+`SandboxUnavailable` and grading stops; with ``--isolation none`` the kernel still gets private
+HOME/TMPDIR/IPYTHONDIR folders, the same resource limits (except the process count) and its
+cgroup, but runs with the instructor's rights: the grader says so in the terminal and in every
+gradebook row.
 """
 
 from __future__ import annotations
