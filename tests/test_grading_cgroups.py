@@ -90,7 +90,7 @@ def test_no_cgroup_at_all_says_so(tmp_path, monkeypatch):
 def test_systemd_makes_a_scope_per_kernel_with_the_bounds():
     group = CgroupRoot(SYSTEMD, user=True).create("course-grade-1.2-abc", 1024**3, 64)
     assert group.wrap(["bwrap", "x"]) == [
-        "systemd-run", "--user", "--scope", "--quiet", "--collect", "--unit", "course-grade-1.2-abc",
+        "systemd-run", "--user", "--scope", "--quiet", "--collect", "--unit", "course-grade-1_2-abc",
         "-p", f"MemoryMax={1024**3}", "-p", "MemorySwapMax=0", "-p", "TasksMax=64",
         "--", "bwrap", "x",
     ]  # fmt: skip

@@ -130,7 +130,7 @@ class CgroupRoot:
         """
         if self.kind == SYSTEMD:
             argv = ["systemd-run", *(["--user"] if self.user else []), "--scope", "--quiet"]
-            argv += ["--collect", "--unit", name]
+            argv += ["--collect", "--unit", name.replace(".", "_")]  # "." starts a unit's type
             for prop in (f"MemoryMax={memory_bytes}", "MemorySwapMax=0", f"TasksMax={processes}"):
                 argv += ["-p", prop]
             return KernelGroup(self.kind, systemd=tuple(argv))

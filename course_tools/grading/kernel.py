@@ -117,11 +117,15 @@ class Kernel:
         self.private = new_private_folder()
         # All the kernel's processes together, in a cgroup of its own where there is one.
         name = f"{PREFIX}{owner_tag()}-{os.path.basename(self.private)[len(PREFIX) :]}"
-        self.group = (
-            isolation.group.create(name, resources.memory_bytes, resources.processes)
-            if isolation.group is not None
-            else None
-        )
+        try:
+            self.group = (
+                isolation.group.create(name, resources.memory_bytes, resources.processes)
+                if isolation.group is not None
+                else None
+            )
+        except OSError:
+            shutil.rmtree(self.private, ignore_errors=True)
+            raise
         self.workdir = os.path.join(self.private, "work")
         os.mkdir(self.workdir)
         # The kernel's stderr: a file with no name, read back only through this handle, so

@@ -58,7 +58,11 @@ def ancestors(path):
         path = parent
 def is_private(path):
     return any(path == p or path.startswith(p.rstrip('/') + '/') for p in private)
+seen = []
 for tree in trees:
+    if any(tree == t or tree.startswith(t.rstrip('/') + '/') for t in seen):
+        continue  # walked already, as part of an earlier tree (a venv inside the checkout)
+    seen.append(tree)
     for path in ancestors(os.path.dirname(tree)):
         if not is_private(path) and os.access(path, os.W_OK):
             print(path); sys.exit(0)
