@@ -122,13 +122,13 @@ def test_a_dead_graders_groups_are_removed_and_a_live_ones_kept(tmp_path):
 def test_the_grader_says_what_bounds_each_kernel_and_warns_as_root_without_a_cgroup(
     monkeypatch, capsys, uid, grouped
 ):
-    from course_tools.grading import cli
+    from course_tools.grading import announce
     from course_tools.grading.cgroups import V1, CgroupRoot
     from course_tools.grading.sandbox import Isolation
 
-    monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
+    monkeypatch.setattr(announce.os, "geteuid", lambda: uid)
     group = CgroupRoot(V1, (Path("/sys/fs/cgroup/memory"),)) if grouped else None
-    cli._announce(Isolation("bwrap", "/usr/bin/bwrap", group=group, ungrouped="no cgroup here"))
+    announce.announce(Isolation("bwrap", "/usr/bin/bwrap", group=group, ungrouped="no cgroup here"))
     said = capsys.readouterr().err
     assert ("grading as root without a cgroup" in said) == (uid == 0 and not grouped)
     assert "isolation: each kernel runs under bubblewrap" in said

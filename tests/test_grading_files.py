@@ -157,7 +157,7 @@ def test_dot_folders_do_not_hide_learners_home_folders(tmp_path, exercises):
 def test_without_bubblewrap_grading_stops_and_names_the_cause_and_both_choices(
     monkeypatch, tmp_path, capsys
 ):
-    monkeypatch.setattr(sandbox, "bwrap_programs", lambda: [])
+    monkeypatch.setattr(sandbox.bubblewrap, "bwrap_programs", lambda: [])
     monkeypatch.setattr(sandbox.sys, "platform", "linux")
     _notebook(tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
     status = main(["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "g.csv"), "--quiet"])

