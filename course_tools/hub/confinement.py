@@ -35,6 +35,7 @@ __all__ = [
     "Unconfined",
     "find_bwrap",
     "hidden_paths",
+    "hub_problem",
     "refuse_unconfined",
     "server_argv",
     "shown_trees",
@@ -110,11 +111,14 @@ def server_argv(
     homes: str,
     hidden: Iterable[str],
     shown: Iterable[str] = (),
+    overlaid: Iterable[str] = (),
 ) -> list[str]:
     """`command` (a learner's server) confined as the module says, starting in `home`.
 
     `shown` are the trees the server needs (the course, its environment): read-only like the
     rest, and shown again on top of the private /tmp when they live there (a clone in /tmp).
+    `overlaid` are folders inside hidden ones that the server reads and may write, its writes
+    kept in its sandbox (an overlay): the hub's shared font cache, say.
     """
     args = [bwrap, "--unshare-user", "--uid", _UID, "--gid", _UID, "--cap-drop", "ALL"]
     args += ["--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
@@ -129,6 +133,9 @@ def server_argv(
     for folder in sorted({*hidden, homes}, key=len):  # a folder before what lies inside it
         if os.path.isdir(folder):
             args += ["--tmpfs", folder]
+    for folder in overlaid:
+        if os.path.isdir(folder):
+            args += ["--overlay-src", folder, "--tmp-overlay", folder]
     return [*args, "--dir", home, "--bind", home, home, "--chdir", home, "--", *command]
 
 
@@ -176,3 +183,17 @@ def refuse_unconfined(
             f"a learner's server could write {done.stdout.strip()} even in its sandbox: keep the "
             "course and its environment on a file system the sandbox shows read-only"
         )
+
+
+def hub_problem(course: Path, venv_bin: Path, homes: Path, hub_dir: Path) -> str:
+    """What would stop a hub with these folders from starting (`refuse_unconfined`), or ""."""
+    try:
+        refuse_unconfined(
+            find_bwrap(),
+            shown_trees(course, venv_bin),
+            homes=str(homes),
+            hidden=hidden_paths(course, hub_dir),
+        )
+    except Unconfined as exc:
+        return f"the hub will not start: {exc}"
+    return ""

@@ -33,10 +33,13 @@ class CourseSpawner(SimpleLocalProcessSpawner):
     shown = List(Unicode(), help="trees the server needs: the course, its environment").tag(
         config=True
     )
+    overlaid = List(Unicode(), help="hidden folders shown again, writes kept private").tag(
+        config=True
+    )
 
     async def start(self) -> Any:
         self.cmd = server_argv(
             self.bwrap, list(self.server_cmd), home=self.home_dir, homes=self.homes,
-            hidden=self.hidden, shown=self.shown,
+            hidden=self.hidden, shown=self.shown, overlaid=self.overlaid,
         )  # fmt: skip
         return await super().start()
