@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from course_tools.grading import grade_notebook, load_exercises
+from course_tools.grading.inert_markdown import inline
 from course_tools.grading.report import feedback_text
 from course_tools.grading.shortcuts import RULES, find_shortcut
 
@@ -108,7 +109,7 @@ def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(name, replace, c
     assert result.score == round(sum(c.points for c in result.cases), 2)
     note = next(n for n in result.notes if n.startswith(f"part {part}"))
     assert words in note and "yourself" in note and "before trusting its" in note
-    assert note in feedback_text("learner", [result], {name: exercise})
+    assert inline(note) in feedback_text("learner", [result], {name: exercise})  # as text
 
 
 def test_an_honest_2b_keeps_its_points(tmp_path):
@@ -179,7 +180,7 @@ def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
     assert "appears to use the course's reference client (`decide`)" in note
     assert f"before trusting its {earned:g} points" in note
     assert "write the rules yourself" in note and "instructor will read" in note
-    assert note in feedback_text("learner", [result], {EX2: exercise})
+    assert inline(note) in feedback_text("learner", [result], {EX2: exercise})
 
 
 def test_review_is_a_status_the_gradebook_ranks_and_filters():

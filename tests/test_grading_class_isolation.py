@@ -1,4 +1,5 @@
-"""The grader against a hostile class: every attack from issue 11, graded once, in a subprocess.
+"""A class of attackers, graded once in a subprocess, changes no other row, no file outside
+its sandbox and no later run.
 
 Each attacker tries to change something beyond its own result (the gradebook after the grader
 exits, other students' files and kernels, later runs, the grader process) or to read what it
@@ -373,7 +374,15 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
+def _kernel_groups() -> list[str]:
+    """The names of kernels' cgroups below this process's own (none where there is no cgroup)."""
+    from course_tools.grading.cgroups import find
+
+    root, _ = find()
+    return [p.name for parent in (root.parents if root else ()) for p in parent.glob("course-grade-*")]
+
+
+def test_every_process_of_a_submission_ends_when_the_grader_is_killed_and_the_next_cleans_up(tmp_path):
     try:
         choose_isolation("bwrap")
     except ValueError as exc:
@@ -392,6 +401,7 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
     ]  # fmt: skip
     log = (tmp_path / "grader.log").open("wb")
     (tmp_path / "tmp").mkdir()  # a killed grader cannot clean up: keep its folders in the test's own
+    (tmp_path / "empty").mkdir()
     env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
     grader = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
     try:
@@ -411,3 +421,13 @@ def test_every_process_of_a_submission_ends_when_the_grader_is_killed(tmp_path):
     for pid in left:  # never leave them running, even when the test fails
         os.kill(pid, 9)
     assert not left, "a detached process outlived the grader"
+    stale = sorted(p.name for p in (tmp_path / "tmp").iterdir())
+    assert stale, "the killed grader's kernel folder should still be there"
+    tags = {(tmp_path / "tmp" / name / "owner").read_text() for name in stale}
+    # The next grader to start removes what a killed one left (its folders and cgroups).
+    again = subprocess.run(
+        [*argv[:4], str(tmp_path / "empty"), *argv[5:]],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=300,
+    )  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == [], again.stderr[-2000:]
+    assert not [g for g in _kernel_groups() if g.split("-")[2] in tags], "a cgroup was left"

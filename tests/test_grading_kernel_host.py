@@ -1,26 +1,22 @@
-"""Attacks from the second red-team report, each against the part that must stop it.
+"""A kernel cannot make the grader open a file it planted, nor write to the host's disk.
 
 A kernel under bubblewrap tries to plant files the grader later opens (a symlink or a FIFO in
-place of its stderr log), to write to the host's disk (its connection file's folder, the
-sandbox's root, a bound folder's parent) and to get its own text into the student's feedback.
-The gradebook CSV must not start a cell with a spreadsheet formula. Kernel tests skip only when
-bubblewrap cannot run here.
+place of its stderr log) and to write to the host's disk (its connection file's folder, the
+sandbox's root, a bound folder's parent). Skipped only when bubblewrap cannot run here; the
+same attacks as an ordinary user, and the capabilities they would need, are in
+tests/test_grading_sandbox.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import csv
 import os
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from course_tools.grading import load_exercises
 from course_tools.grading.kernel import Kernel, run_cell
-from course_tools.grading.report import feedback_text, student_row, write_gradebook
-from course_tools.grading.results import ExerciseResult, Limits
+from course_tools.grading.results import Limits
 from course_tools.grading.sandbox import choose_isolation
 
 SECRET = "host-secret-never-in-a-gradebook"
@@ -45,7 +41,11 @@ def _run(isolation, sources: list[str], timeout: float = 20) -> tuple[list[str],
         outcomes = [await run_cell(client, nb, i, timeout) for i in range(len(sources))]
         texts = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells]
         tail = await asyncio.wait_for(asyncio.to_thread(kernel.stderr_tail), 5)
-        kernel.on_host = sorted(str(p) for p in Path(kernel.private).rglob("*"))
+        kernel.on_host = sorted(
+            os.path.join(where, name)
+            for where, folders, files in os.walk(kernel.private)
+            for name in folders + files
+        )
         await kernel.close()
         return outcomes, kernel, texts, tail
 
@@ -116,52 +116,7 @@ def test_the_kernel_cannot_write_to_the_hosts_disk(bwrap):
     assert outcomes == ["ok"]
     said = texts[0]
     assert "WROTE /tmp/work/ok.bin" in said  # the private tmpfs still works
-    assert "WROTE /dev/" not in said and "WROTE /usr/" not in said
-    # Its sockets' folder (ipc/) is the one host folder it can write to (the grader opens no
-    # file in it); everything else it wrote went to its private, size-limited /tmp.
-    on_host = [p for p in kernel.on_host if "planted" in p]
-    assert [p for p in on_host if os.path.dirname(p) != os.path.join(kernel.private, "ipc")] == []
-
-
-def test_kernel_text_stays_out_of_the_students_feedback():
-    exercises = load_exercises()
-    first = next(iter(exercises))
-    result = ExerciseResult(
-        student="s", exercise=first, status="kernel died", score=0.0, max_score=1.0
-    )
-    result.notes.append("the kernel died while probing case 2b")
-    result.kernel_log.append(f"predict({{}}, True)  # {SECRET}\x1b[2J")
-    row = student_row("s", [result], exercises)
-    feedback = feedback_text("s", [result], exercises)
-    assert SECRET not in feedback
-    assert "the kernel died while probing case 2b" in feedback  # what happened, still taught
-    assert SECRET in row["notes"] and "\x1b" not in row["notes"]  # the instructor still sees it
-    assert SECRET in result.as_dict()["kernel_log"][0]  # the JSONL keeps the exact text
-
-
-@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
-def test_gradebook_cells_never_start_a_formula(tmp_path, start):
-    exercises = load_exercises()
-    name = f'{start}HYPERLINK("http://evil","click")'
-    row = student_row(name, [], exercises, notes=[f"{start}1+1"])
-    write_gradebook(tmp_path / "g.csv", [row], exercises)
-    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as handle:
-        read = list(csv.DictReader(handle))
-    for value in read[0].values():
-        assert not value or value[0] not in "=+-@\t\r", read[0]
-    assert "HYPERLINK" in read[0]["student"]
-    if start.isprintable():  # a tab or CR is written as an escape, which starts no formula
-        assert read[0]["student"] == "'" + name
-    assert read[0]["total"] == "0"  # numbers stay numbers
-
-
-@pytest.mark.parametrize("uid", [0, 1000])
-def test_grading_as_root_warns_that_the_process_limit_does_not_apply(monkeypatch, capsys, uid):
-    from course_tools.grading import cli
-    from course_tools.grading.sandbox import Isolation
-
-    monkeypatch.setattr(cli.os, "geteuid", lambda: uid)
-    cli._announce(Isolation("bwrap", "/usr/bin/bwrap"))
-    said = capsys.readouterr().err
-    assert ("grading as root" in said) == (uid == 0)
-    assert "isolation: each kernel runs under bubblewrap" in said
+    assert "WROTE /dev/planted" not in said and "WROTE /usr/" not in said
+    # Everything it wrote went to its private, size-limited tmpfs mounts (/tmp, /dev/shm, the
+    # folder of its sockets): nothing reached the host.
+    assert [p for p in kernel.on_host if "planted" in p] == []
