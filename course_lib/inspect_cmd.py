@@ -21,6 +21,7 @@ import logging
 import os
 import shlex
 import sys
+import textwrap
 from typing import Any
 
 import anyio
@@ -47,6 +48,7 @@ EXIT_UNREACHABLE = 3
 MAX_LISTED = 5  # suppliers named per leg in the text report
 MAX_CELL = 60  # characters of a name or title shown in a table cell
 MAX_ROWS = 200  # tools shown in one server's text table (--json has them all)
+WIDTH = 100  # characters of a line of prose in the text report (a projector's width)
 EPILOG = """\
 examples:
   python -m course_lib inspect -- python -m course_lib serve file-ops
@@ -265,7 +267,8 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             )
         lines += tools_lines(found.tools)
         lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
-        lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings[:MAX_ROWS]]
+        for f in findings[:MAX_ROWS]:
+            lines += _wrapped(f"{f.tool}: [{f.severity}] {f.message}", "  - ")
         if len(findings) > MAX_ROWS:
             lines.append(f"  ... and {len(findings) - MAX_ROWS} more findings (see --json)")
         lines.append("")
@@ -279,7 +282,7 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}"
             + (f" ({skipped} not inspected)" if skipped else "")
         )
-        lines.append(f"  {session.status}")
+        lines += _wrapped(session.status, "  ")
         for leg in Leg:
             suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
             if len(suppliers) > MAX_LISTED:
@@ -289,8 +292,21 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
                 ]
             lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
         lines.append("  what the hints cannot tell:")
-        lines += [f"  - {c}" for c in session.caveats]
+        for caveat in session.caveats:
+            lines += _wrapped(caveat, "  - ")
     return document, lines
+
+
+def _wrapped(text: str, first: str) -> list[str]:
+    """`text` in lines of at most `WIDTH` characters, the first after `first`, the rest indented."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=first,
+        subsequent_indent=" " * len(first) if first.endswith("- ") else first + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def server_commands(args: argparse.Namespace) -> list[ServerCommand]:

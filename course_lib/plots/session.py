@@ -37,7 +37,8 @@ def plot_session(
 
     Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
     E external communication; split when a tool supplies several, grey when none) and linked
-    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
+    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses
+    or worst cases.
     When all three legs are present the triangle joining P, U and E is drawn thick and black.
     Returns the matplotlib `Axes`.
 
@@ -99,7 +100,7 @@ def plot_session(
             ys.append(y)
             for leg in legs:
                 guessed = all(
-                    s.basis is Basis.GUESS
+                    s.basis in (Basis.GUESS, Basis.WORST_CASE)
                     for s in report.supplies
                     if s.tool == item.name and s.server == item.server and s.leg is leg
                 )
@@ -170,7 +171,7 @@ def plot_session(
         )
         for leg in Leg
     ]
-    handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
+    handles.append(Line2D([], [], color="#555555", ls="--", label="guess or worst case"))
     handles.append(
         Line2D(
             [],
