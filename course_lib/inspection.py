@@ -10,6 +10,7 @@ Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP serv
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -24,6 +25,7 @@ from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from .annotations import HINTS
 from .connection import ConnectError, connect
 from .lint import Finding
 from .safe_text import printable
@@ -215,9 +217,34 @@ async def _list(
             raw = wire.last_tools_page or {}
             entries: list[Any] = raw["tools"] if isinstance(raw.get("tools"), list) else []
             found.raw_tools += [t for t in entries[:room] if isinstance(t, dict)]
+            found.malformed += loose_hints(entries[:room])
             found.more_tools = found.more_tools or len(found.tools) >= MAX_TOOLS and len(tools) > 0
             if not cursor or len(found.tools) >= MAX_TOOLS:
                 break
+
+
+def loose_hints(entries: list[Any]) -> list[Finding]:
+    """A "malformed" finding for each hint on the wire that is not a boolean (e.g. "yes"): the
+    SDK turns some of these into booleans silently, so the table shows what it made of them."""
+    findings = []
+    for entry in entries:
+        annotations = entry.get("annotations") if isinstance(entry, Mapping) else None
+        if not isinstance(annotations, Mapping):
+            continue
+        for hint in HINTS:
+            value = annotations.get(hint)
+            if value is not None and not isinstance(value, bool):
+                shown = printable(json.dumps(value), limit=40)
+                findings.append(
+                    Finding(
+                        printable(str(entry.get("name")), limit=MAX_NAME),
+                        "malformed",
+                        hint,
+                        f"{hint} is {shown} on the wire, not true or false: the SDK may turn it "
+                        "into a boolean, and a strict client ignores it",
+                    )
+                )
+    return findings
 
 
 async def _read_page(

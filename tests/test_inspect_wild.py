@@ -162,3 +162,9 @@ def test_a_server_that_crashes_on_both_handshakes_says_both_failed(tmp_path, cap
     assert status == EXIT_UNREACHABLE
     assert "legacy `initialize` handshake failed too" in out
     assert count.read_text().count("started") == 2
+
+
+def test_a_hint_that_is_not_a_boolean_on_the_wire_is_a_finding(capsys):
+    status, out, _ = inspect(capsys, "--", *wild("stringly"))
+    assert status == EXIT_OK, out
+    assert 'list_items: [malformed] readOnlyHint is "yes" on the wire, not true or false' in out

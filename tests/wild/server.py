@@ -7,7 +7,8 @@ stderr), `malformed` (one tool's `inputSchema` has no "type", as a real server's
 other tools are fine), `crash COUNTFILE` (exits at start for an ordinary reason, counting its
 starts in COUNTFILE), `discover-crash COUNTFILE` (crashes on `server/discover` as servers on
 mcp <= 1.9.3 do, quoting the method on stderr, and answers `initialize`; counts its starts),
-`discover-then-initialize-crash COUNTFILE` (crashes on both handshakes; counts its starts).
+`discover-then-initialize-crash COUNTFILE` (crashes on both handshakes; counts its starts),
+`stringly` (a hint sent as the string "yes", and an annotation key outside the spec).
 """
 
 import json
@@ -26,6 +27,9 @@ if SHAPE == "malformed":
          "annotations": {"title": "Get a page", "readOnlyHint": True, "openWorldHint": False, "category": "docs"}},
         {"name": "delete_page", "inputSchema": OBJECT},
     ]
+if SHAPE == "stringly":
+    TOOLS = [{"name": "list_items", "inputSchema": OBJECT,
+              "annotations": {"readOnlyHint": "yes", "openWorldHint": False, "category": "x"}}]
 
 if SHAPE in ("crash", "discover-crash", "discover-then-initialize-crash"):
     with open(ARG, "a") as count:
