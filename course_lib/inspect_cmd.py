@@ -34,7 +34,7 @@ from .lint import check_annotations
 from .safe_text import printable, truncated
 from .server_command import ServerCommand, env_assignments, parse_command, read_env_file
 from .server_process import orphans_killed
-from .trifecta import analyse_session
+from .trifecta import SessionReport, analyse_session
 
 HELP = (
     "inspect MCP servers started as commands: tools, hints, annotation findings and the session's "
@@ -277,24 +277,29 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
     if inspected:
         session = analyse_session(inspected)
         document["session"] = session.as_dict()
-        skipped = len(results) - len(inspected)
-        lines.append(
-            f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}"
-            + (f" ({skipped} not inspected)" if skipped else "")
-        )
-        lines += _wrapped(session.status, "  ")
-        for leg in Leg:
-            suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
-            if len(suppliers) > MAX_LISTED:
-                suppliers = [
-                    *suppliers[:MAX_LISTED],
-                    f"and {len(suppliers) - MAX_LISTED} more (see --json)",
-                ]
-            lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
-        lines.append("  what the hints cannot tell:")
-        for caveat in session.caveats:
-            lines += _wrapped(caveat, "  - ")
+        lines += _session_lines(session, len(inspected), len(results) - len(inspected))
     return document, lines
+
+
+def _session_lines(session: SessionReport, servers: int, skipped: int) -> list[str]:
+    """The text report's last part: the session's trifecta status, legs and caveats."""
+    lines = [
+        f"== session: {servers} server{'' if servers == 1 else 's'}, "
+        f"{_count(session.tools, 'tool')}" + (f" ({skipped} not inspected)" if skipped else "")
+    ]
+    lines += _wrapped(session.status, "  ")
+    for leg in Leg:
+        suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
+        if len(suppliers) > MAX_LISTED:
+            suppliers = [
+                *suppliers[:MAX_LISTED],
+                f"and {len(suppliers) - MAX_LISTED} more (see --json)",
+            ]
+        lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
+    lines.append("  what the hints cannot tell:")
+    for caveat in session.caveats:
+        lines += _wrapped(caveat, "  - ")
+    return lines
 
 
 def _wrapped(text: str, first: str) -> list[str]:
