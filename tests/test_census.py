@@ -1,6 +1,6 @@
 """The census of real servers: its records, its check against the wire, its diff, and its data.
 
-The census itself (60-odd real servers, offline) runs in the peers tier (tests/peers/test_census.py);
+The census itself (60-odd real servers, offline) runs in the peers tier (tests/peers/test_census_reproduced.py);
 here its parts run against raw JSON-RPC servers (tests/wild/server.py), and the committed data is
 checked for what the lesson and the book say of it.
 """

@@ -70,7 +70,8 @@ HONEST = """\
 A view that counts only what servers declare rewards silence. A server that honestly says
 `readOnlyHint: true, openWorldHint: false` is guessed to reach private data, a server that
 declares `openWorldHint: true` visibly reaches the open world, and a screen that draws a badge
-per declared hint shows an annotated tool's risks and nothing for a silent one. The annotated
+per hint set to `true` (the MCP Inspector 2.x) shows an annotated tool's risks and nothing for a
+silent one. The annotated
 server then looks riskier, because its risks are written down.
 
 The spec intends the opposite, and its defaults are how: an absent hint means the worst case
