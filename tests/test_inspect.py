@@ -103,7 +103,10 @@ def test_findings_name_missing_contradictory_and_ignored_hints(tmp_path, capsys)
 def test_fail_on_trifecta_sets_exit_status_one(tmp_path, capsys):
     # get_note reads a closed world (private data, guessed); unannotated send_message is open world by default
     assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path))[0] == EXIT_TRIFECTA
-    assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path, "send_message"))[0] == EXIT_OK
+    # alone, an unannotated tool is the worst case: every leg, by the spec's defaults
+    assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path, "send_message"))[0] == EXIT_TRIFECTA
+    # closed-world tools only: no untrusted content, no way out
+    assert inspect(capsys, "--fail-on-trifecta", *legacy_server(tmp_path, "get_note", "list_rooms"))[0] == EXIT_OK
     assert inspect(capsys, *legacy_server(tmp_path))[0] == EXIT_OK  # without the flag, a trifecta is a finding
 
 

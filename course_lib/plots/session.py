@@ -46,7 +46,8 @@ def plot_session(
 
     Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
     E external communication; split when a tool supplies several, grey when none) and linked
-    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
+    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses
+    or worst cases.
     When all three legs are present the triangle joining P, U and E is drawn thick and black.
     Returns the matplotlib `Axes`.
 
@@ -133,13 +134,15 @@ def _draw_tool(
     legs: tuple[Leg, ...],
     at: tuple[float, float],
 ) -> None:
-    """One tool: a link to each leg it supplies (dashed for a guess), a pie of its legs' colours
+    """One tool: a link to each leg it supplies (dashed for a guess or a worst case), a pie of its legs' colours
     (grey when it supplies none) and its name below."""
     from matplotlib.patches import Wedge
 
     x, y = at
     for leg in legs:
-        guessed = all(s.basis is Basis.GUESS for s in _supplies(report, item, leg))
+        guessed = all(
+            s.basis in (Basis.GUESS, Basis.WORST_CASE) for s in _supplies(report, item, leg)
+        )
         ax.plot(
             [x, _HUBS[leg][0]],
             [y, _HUBS[leg][1]],
@@ -210,7 +213,7 @@ def _legend_handles(report: SessionReport, color: str) -> list[Any]:
         )
         for leg in Leg
     ]
-    handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
+    handles.append(Line2D([], [], color="#555555", ls="--", label="guess or worst case"))
     handles.append(
         Line2D(
             [],
