@@ -134,8 +134,8 @@ def _draw_tool(
     legs: tuple[Leg, ...],
     at: tuple[float, float],
 ) -> None:
-    """One tool: a link to each leg it supplies (dashed for a guess or a worst case), a pie of its legs' colours
-    (grey when it supplies none) and its name below."""
+    """One tool: a link to each leg it supplies (dashed for a guess or a worst case), a pie of
+    its legs' colours (grey when it supplies none) and its name below."""
     from matplotlib.patches import Wedge
 
     x, y = at
