@@ -220,9 +220,10 @@ def load_mermaid_as_a_classic_script() -> None:
 def add_mermaid_script(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """On a page with a diagram: Mermaid's classic build before the plugin's page script, and
-    mermaid-fit.js, which keeps a diagram's labels readable (at least 12 px)."""
-    if doctree is not None and doctree.next_node(sphinx_mermaid.mermaid) is not None:
+    """Where the plugin puts its page script (a page with a diagram, or one without a doctree
+    such as search.html): Mermaid's classic build before it, and mermaid-fit.js, which keeps a
+    diagram's labels readable (at least 12 px)."""
+    if doctree is None or doctree.next_node(sphinx_mermaid.mermaid) is not None:
         priority = app.config.mermaid_js_priority - 1
         app.add_js_file(MERMAID_SCRIPT, priority=priority, defer="defer")
         app.add_js_file("mermaid-fit.js", priority=priority)
