@@ -65,14 +65,20 @@ EXERCISE_NOTE = {
 }
 
 
-# Pages whose Chinese catalog may be incomplete (for instructors, not learners): while any of
-# their messages is untranslated, the Chinese page says so under its title.
-NOT_YET_TRANSLATED_NOTE = {
+# Pages whose Chinese catalog may be incomplete: the guides in docs/ (for instructors, not
+# learners). While any of a page's messages is untranslated, the Chinese page says so under its
+# title; once its catalog is complete, the note goes.
+MAY_BE_PARTLY_TRANSLATED = "docs/"
+PARTLY_TRANSLATED_NOTE = {
     "docs/instructor": (
         "讲师指南尚未全部译为中文，未译的段落显示英文原文。"
         "面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。"
     ),
 }
+PARTLY_TRANSLATED_DEFAULT_NOTE = (
+    "本页尚未全部译为中文，未译的段落显示英文原文。"
+    "面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。"
+)
 
 
 class mermaid(sphinx_mermaid.mermaid, addnodes.translatable):
@@ -180,10 +186,10 @@ def add_page_notes(app: Sphinx, doctree: nodes.document) -> None:
         _insert_note(doctree, EXERCISE_NOTE[language].format(path=path, zh_path=f"zh-CN/{path}"))
     elif (
         language == "zh_CN"
-        and docname in NOT_YET_TRANSLATED_NOTE
+        and docname.startswith(MAY_BE_PARTLY_TRANSLATED)
         and not _fully_translated(doctree)
     ):
-        _insert_note(doctree, NOT_YET_TRANSLATED_NOTE[docname])
+        _insert_note(doctree, PARTLY_TRANSLATED_NOTE.get(docname, PARTLY_TRANSLATED_DEFAULT_NOTE))
 
 
 def readme_links_from_book(
@@ -281,13 +287,15 @@ def other_languages(
 
 
 class SearchChineseWithItsStemmer(SearchChinese):
-    """Chinese search whose language_data.js names the stemmer it ships.
+    """Chinese search whose language_data.js names the stemmer it ships, and splits Chinese queries.
 
     Sphinx 9.0's Chinese search ships english-stemmer.js (Latin words in Chinese text) but writes
     ``window.Stemmer = ChineseStemmer``, a ReferenceError on every page of the Chinese book.
     """
 
     language_name = "English"
+    # Sphinx looks each word of a query up whole; a Chinese query has no spaces between its words.
+    js_splitter_code = (Path(__file__).with_name("chinese_query.js")).read_text(encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
