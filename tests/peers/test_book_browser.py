@@ -544,6 +544,7 @@ OVERFLOW = r"""(() => {
   let scrolls = 0;
   const boxes = document.querySelectorAll(
     '.bd-article .cell_output pre, .bd-article .cell_output .output, .bd-article table, ' +
+    '.bd-article div.highlight pre, ' +
     '.bd-article pre.mermaid, .bd-article img');
   for (const e of boxes) {
     const r = e.getBoundingClientRect();
