@@ -30,6 +30,7 @@ from .server_process import (
     record_started_servers,
     started_servers,
 )
+from .servers import DemoServer
 
 if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -46,7 +47,8 @@ __all__ = [
 
 T = TypeVar("T")
 Target = Any
-"""What `connect` accepts: a server object, a command list or string, or `StdioServerParameters`."""
+"""What `connect` accepts: a server object (or a demo server's handle), a command list or string, or
+`StdioServerParameters`."""
 
 
 class ConnectError(RuntimeError):
@@ -99,7 +101,8 @@ async def connect(
 ) -> AsyncIterator[Client]:
     """Open an MCP client session to `target` and yield the connected `mcp.Client`.
 
-    `target` is a server object (`MCPServer` or low-level `Server`), connected
+    `target` is a server object (`MCPServer` or low-level `Server`, or a demo server's
+    handle such as `file_ops_server()`), connected
     in-process with no subprocess and no JSON-RPC framing; or a command (a list such
     as ``["python", "-m", "course_lib", "serve", "file-ops"]``, a shell-style string, or
     `StdioServerParameters`), started as a subprocess and spoken to over stdio.
@@ -113,6 +116,8 @@ async def connect(
         ConnectError: the command could not be started, did not speak MCP, or the
             session did not finish within `timeout`.
     """
+    if isinstance(target, DemoServer):
+        target = target.server
     stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
     if stdio:
         params = _stdio_parameters(target, env)

@@ -29,9 +29,10 @@ from mcp.types import Tool, ToolAnnotations
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .audit import SideEffect, check_behaviour, side_effects, snapshot
-from .decisions import Decision, PreCall, Trust
+from .decisions import Decision, Outcome, PreCall, Trust
 from .pinning import PinStore
 from .policy import SPEC, Policy
+from .servers import DemoServer
 from .trustbook import TrustBook
 
 __all__ = ["AuditEvent", "AuditLog", "Host", "server_identity"]
@@ -47,7 +48,7 @@ class AuditEvent:
     trust: Trust  # the server's trust level when the call was decided
     decision: PreCall  # what the host decided before the call
     answer: bool | None  # the user's answer at the prompt: None when not asked
-    outcome: str  # "ok", "tool error: ...", "not run" or "denied"
+    outcome: Outcome  # RAN, ERROR (the tool answered with an error), NOT_RUN or DENY
     side_effects: tuple[SideEffect, ...] = ()
     finding: str = ""  # what contradicted the hints ("" when nothing did)
     trust_after: Trust | None = None
@@ -108,7 +109,7 @@ class AuditLog:
                 "trust": str(e.trust),
                 "decision": str(e.decision),
                 "confirmation": e.confirmation,
-                "outcome": e.outcome,
+                "outcome": _outcome_text(e),
                 "side effects": "; ".join(map(str, e.side_effects)),
                 "finding": e.finding,
                 "trust after": str(e.trust_after or ""),
@@ -118,6 +119,12 @@ class AuditLog:
         return pd.DataFrame(
             rows, columns=list(self.COLUMNS), index=pd.RangeIndex(1, len(rows) + 1, name="call")
         )
+
+
+def _outcome_text(event: AuditEvent) -> str:
+    if event.outcome is Outcome.ERROR:
+        return f"{event.outcome}: {event.result}"
+    return str(event.outcome)
 
 
 UNLISTED = "(unlisted"
@@ -130,10 +137,13 @@ def server_identity(target: Any) -> tuple[str, Any]:
 
     `target` is what a client connects to: a URL (a string starting with ``http://`` or
     ``https://``), a command (a list of strings, a shell-style string or
-    `StdioServerParameters`), a server object (in-process), or the `mcp.Client` connected to
-    one of these. Two targets are the same server exactly when their identities are equal; a
-    server object is identified by the object itself, never by the name it declares.
+    `StdioServerParameters`), a server object (in-process) or a demo server's handle (the
+    server in it), or the `mcp.Client` connected to one of these. Two targets are the same
+    server exactly when their identities are equal; a server object is identified by the object
+    itself, never by the name it declares.
     """
+    if isinstance(target, DemoServer):
+        target = target.server
     if isinstance(target, Client):
         target = target.server
         # course_lib.connection (like the SDK's stdio_client) wraps a command in a
@@ -299,7 +309,7 @@ class Host:
 
         def record(
             answer: bool | None,
-            outcome: str,
+            outcome: Outcome,
             effects: tuple[SideEffect, ...] = (),
             finding: str = "",
             text: str = "",
@@ -321,7 +331,7 @@ class Host:
             )
 
         if decision.pre_call is PreCall.DENY:
-            return record(None, "denied")
+            return record(None, Outcome.DENY)
         answer: bool | None = None
         if decision.pre_call in (PreCall.CONFIRM, PreCall.WARN):
             request = ConfirmationRequest(
@@ -334,7 +344,7 @@ class Host:
                 annotations,
             )
             if not self.approve(request):
-                return record(False, "not run")
+                return record(False, Outcome.NOT_RUN)
             answer = True
             if self.pins is not None:
                 self.pins.approve(definition, server=server)
@@ -342,7 +352,7 @@ class Host:
         before = snapshot(self.audit_root) if self.audit_root is not None else None
         result = await client.call_tool(tool, arguments)
         text = " ".join(getattr(c, "text", "") for c in result.content).strip()
-        outcome = "tool error: " + text if result.is_error else "ok"
+        outcome = Outcome.ERROR if result.is_error else Outcome.RAN
         if before is None:
             return record(answer, outcome, text=text)
         effects = tuple(side_effects(before, snapshot(self.audit_root)))  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from enum import Enum
 __all__ = ["CAVEATS", "Basis", "Leg", "as_leg"]
 
 
-class Leg(str, Enum):
+class Leg(Enum):
     """One leg of the lethal trifecta."""
 
     PRIVATE_DATA = "private data"
@@ -21,7 +21,7 @@ class Leg(str, Enum):
         return self.value
 
 
-class Basis(str, Enum):
+class Basis(Enum):
     """How sure a claim about a leg is, from most to least sure."""
 
     HOST = "host label"  # the host said so: the only source that knows what is private or external

@@ -31,7 +31,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +41,10 @@ from .clients import (
     CLAUDE_CODE_VERSION,
     ClaudeCodePolicy,
 )
-from .decisions import Decision, PostCall, PreCall
+from .decisions import Decision, Outcome, PostCall, PreCall
 
 __all__ = [
-    "LISTS", "Outcome", "Permissions", "Rule", "classifier_judges", "claude_code_outcome",
+    "LISTS", "PermissionRule", "Permissions", "classifier_judges", "claude_code_outcome",
     "claude_code_session", "decide_with_rules", "hints_by_rules", "outcome_of", "rules_matrix",
 ]
 
@@ -54,18 +53,6 @@ LISTS = ("deny", "ask", "allow")
 
 _NAME = r"[A-Za-z0-9_-]+"
 _SERVER = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")  # no empty part, no "__" inside
-
-
-class Outcome(str, Enum):
-    """What happened to one attempted tool call, as a measurement classifies it."""
-
-    RAN = "ran"  # it ran without asking anyone
-    ASK = "asked"  # the user (the permission-prompt tool) was asked
-    DENY = "denied"  # it was refused without asking
-    HIDDEN = "hidden"  # the tool was removed from the tools the model is offered
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def outcome_of(pre_call: PreCall) -> Outcome:
@@ -78,14 +65,14 @@ def outcome_of(pre_call: PreCall) -> Outcome:
 
 
 @dataclass(frozen=True)
-class Rule:
+class PermissionRule:
     """One MCP permission rule: a server and one of its tools, or the whole server (`tool` None)."""
 
     server: str
     tool: str | None = None
 
     @classmethod
-    def parse(cls, text: Any) -> Rule:
+    def parse(cls, text: Any) -> PermissionRule:
         """Parse ``mcp__server``, ``mcp__server__*`` or ``mcp__server__tool``.
 
         Raises:
@@ -142,12 +129,13 @@ def _listed(values: Any, where: str) -> list[Any]:
 
 
 def _is_mcp(value: Any) -> bool:
-    """Is this a rule for MCP tools (or not a string, so that `Rule.parse` names it)?"""
+    """Is this a rule for MCP tools (or not a string, so that `PermissionRule.parse` names it)?"""
     return not isinstance(value, str) or value.startswith("mcp__")
 
 
-def _rules(values: Any, where: str) -> tuple[Rule, ...]:
-    return tuple(v if isinstance(v, Rule) else Rule.parse(v) for v in _listed(values, where))
+def _rules(values: Any, where: str) -> tuple[PermissionRule, ...]:
+    rules = _listed(values, where)
+    return tuple(v if isinstance(v, PermissionRule) else PermissionRule.parse(v) for v in rules)
 
 
 @dataclass(frozen=True)
@@ -158,9 +146,9 @@ class Permissions:
     set aside by `from_settings`: they do not decide MCP tool calls.
     """
 
-    allow: tuple[Rule, ...] = field(default=())
-    ask: tuple[Rule, ...] = field(default=())
-    deny: tuple[Rule, ...] = field(default=())
+    allow: tuple[PermissionRule, ...] = field(default=())
+    ask: tuple[PermissionRule, ...] = field(default=())
+    deny: tuple[PermissionRule, ...] = field(default=())
     ignored: tuple[str, ...] = field(default=(), compare=False)
 
     def __init__(self, allow: Any = (), ask: Any = (), deny: Any = ()) -> None:
@@ -205,7 +193,7 @@ class Permissions:
         lists = {name: [str(r) for r in getattr(self, name)] for name in ("allow", "ask", "deny")}
         return {"permissions": {name: rules for name, rules in lists.items() if rules}}
 
-    def matching(self, server: str, tool: str) -> tuple[str, Rule] | None:
+    def matching(self, server: str, tool: str) -> tuple[str, PermissionRule] | None:
         """The list (``"deny"``, ``"ask"`` or ``"allow"``) and rule deciding this tool, if any."""
         for name in LISTS:
             for rule in getattr(self, name):
@@ -213,7 +201,7 @@ class Permissions:
                     return name, rule
         return None
 
-    def rules_touching(self, server: str) -> list[Rule]:
+    def rules_touching(self, server: str) -> list[PermissionRule]:
         """Every rule that names `server` (to check that rules stay inside one server)."""
         return [r for name in LISTS for r in getattr(self, name) if r.server == server]
 

@@ -92,9 +92,12 @@ started_servers: ContextVar[list[int] | None] = ContextVar(
 )
 
 
+_RECORDING: list[Any] = []  # the wrapper below, once installed
+
+
 def record_started_servers() -> None:
     spawn = getattr(sdk_stdio, "_create_platform_compatible_process", None)
-    if spawn is None or getattr(spawn, "course_lib_records", False):
+    if spawn is None or spawn in _RECORDING:
         return
 
     async def recording_spawn(*args: Any, **kwargs: Any) -> Any:
@@ -104,7 +107,7 @@ def record_started_servers() -> None:
             started.append(process.pid)
         return process
 
-    recording_spawn.course_lib_records = True  # type: ignore[attr-defined]
+    _RECORDING.append(recording_spawn)
     sdk_stdio._create_platform_compatible_process = recording_spawn
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import anyio
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib import SessionGuard, list_tools_sync
+from course_lib import SessionGuard
+from course_lib.connection import list_tools_sync
 from course_lib.agent import ScriptedAgent, open_session
 from course_lib.decisions import Trust
 from course_lib.servers import build

@@ -27,11 +27,11 @@ RULE = {rule.part: rule for rule in RULES}
 CHEATS_2B = {
     "reference_pair": "from course_lib.feedback import reference_pair\n"
     "def predict(a, t):\n    b, x = reference_pair(a, t)\n    return (b.value, x.value)\n",
-    "decide": "from course_lib import SPEC, decide\n"
-    "def predict(a, t):\n    d = decide(SPEC, a, trust='trusted' if t else 'untrusted')\n"
+    "decide": "from course_lib import SPEC, Trust, decide\n"
+    "def predict(a, t):\n    d = decide(SPEC, a, trust=Trust.TRUSTED if t else Trust.UNTRUSTED)\n"
     "    return d.pre_call.value, d.post_call.value\n",
     "SPEC": "import course_lib\ndef predict(a, t):\n"
-    "    d = course_lib.SPEC.decide(a, trust='trusted' if t else 'untrusted')\n"
+    "    d = course_lib.SPEC.decide(a, trust=course_lib.Trust.TRUSTED if t else course_lib.Trust.UNTRUSTED)\n"
     "    return d.pre_call.value, d.post_call.value\n",
     "an alias and a helper": "import course_lib.feedback as fb\n"
     "def _helper(a, t):\n    return fb.reference_pair(a, t)\n"
@@ -232,8 +232,8 @@ MORE_CHEATS_2B = {
     "a module-level dict filled by a helper": "from course_lib import SPEC, decide\nCACHE = {}\n"
     "def fill():\n    for t in (True, False):\n        CACHE[t] = lambda a, t=t: decide(SPEC, a)\nfill()\n"
     "def predict(annotations, trusted):\n    return CACHE[trusted](annotations)\n",
-    "TABLE.update": "from course_lib import SPEC, decide\nTABLE = {}\nfor t in (True, False):\n"
-    "    d = decide(SPEC, {}, trust='trusted' if t else 'untrusted')\n    TABLE.update({t: d})\n"
+    "TABLE.update": "from course_lib import SPEC, Trust, decide\nTABLE = {}\nfor t in (True, False):\n"
+    "    d = decide(SPEC, {}, trust=Trust.TRUSTED if t else Trust.UNTRUSTED)\n    TABLE.update({t: d})\n"
     "def predict(annotations, trusted):\n    return TABLE[trusted]\n",
     "RULEBOOK.append": "from course_lib import decide\nRULEBOOK = []\nRULEBOOK.append(decide)\n"
     "def predict(a, t):\n    return RULEBOOK[0](None, a)\n",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import ConnectError, list_tools_sync
+from course_lib.connection import ConnectError, list_tools_sync
 
 PY = sys.executable
 SERVER = str(Path(__file__).parent / "hostile" / "server.py")

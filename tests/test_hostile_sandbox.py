@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from course_lib import connect
-from course_lib.servers import cleanup, file_ops, mailer, private_notes, sql_query, web_search
+from course_lib.servers import log_tidy, file_ops, mailer, private_notes, ops_db, web_search
 
 
 def text(result) -> str:
@@ -48,7 +48,7 @@ def test_a_folder_swapped_for_a_link_during_calls_never_leads_out(world):
     (sandbox / "d").mkdir()
     (sandbox / "d" / "secret.txt").write_text("inside")
     (outside / "victim.txt").write_text("keep me")
-    server = file_ops.build_server(sandbox)
+    server = file_ops.file_ops_server(sandbox)
     stop = threading.Event()
     swaps = [0]
 
@@ -90,7 +90,7 @@ def test_a_folder_swapped_for_a_link_during_calls_never_leads_out(world):
 def test_a_hard_link_to_an_outside_file_is_neither_read_nor_appended_to(world):
     sandbox, outside = world
     os.link(outside / "secret.txt", sandbox / "hard.txt")
-    server = file_ops.build_server(sandbox)
+    server = file_ops.file_ops_server(sandbox)
     read, append = anyio.run(calls, server, ("read_file", {"path": "hard.txt"}), ("append_text", {"path": "hard.txt", "text": "pwned"}))
     assert read.is_error and "hard link" in text(read) and "OUTSIDE" not in text(read)
     assert append.is_error and "hard link" in text(append)
@@ -100,7 +100,7 @@ def test_a_hard_link_to_an_outside_file_is_neither_read_nor_appended_to(world):
 def test_a_fifo_is_refused_at_once_and_does_not_starve_the_server(world):
     sandbox, _ = world
     os.mkfifo(sandbox / "pipe.txt")
-    server = file_ops.build_server(sandbox)
+    server = file_ops.file_ops_server(sandbox)
     started = time.monotonic()
     results = anyio.run(calls, server, *[("read_file", {"path": "pipe.txt"})] * 50, ("append_text", {"path": "pipe.txt", "text": "x"}))
     assert time.monotonic() - started < 5
@@ -113,7 +113,7 @@ def test_a_file_that_grows_after_the_size_check_is_never_returned_whole(world):
     sandbox, _ = world
     target = sandbox / "grows.txt"
     target.write_text("small")
-    server = file_ops.build_server(sandbox)
+    server = file_ops.file_ops_server(sandbox)
     big = "B" * (file_ops.MAX_READ_BYTES * 3)
     stop = threading.Event()
 
@@ -138,7 +138,7 @@ def test_a_file_that_grows_after_the_size_check_is_never_returned_whole(world):
 
 
 def test_read_note_refuses_a_note_larger_than_its_limit(tmp_path):
-    server = private_notes.build_server(tmp_path)
+    server = private_notes.private_notes_server(tmp_path)
     (tmp_path / "huge.txt").write_text("x" * 5_000_000)
     result = call(server, "read_note", {"title": "huge"})
     assert result.is_error and "larger than" in text(result)
@@ -147,7 +147,7 @@ def test_read_note_refuses_a_note_larger_than_its_limit(tmp_path):
 
 def test_query_log_replaced_by_a_link_after_start_is_not_followed(world):
     sandbox, outside = world
-    server = web_search.build_server(sandbox)
+    server = web_search.web_search_server(sandbox)
     assert not call(server, "search_web", {"query": "vpn"}).is_error
     os.unlink(sandbox / "queries.log")
     os.symlink(outside / "secret.txt", sandbox / "queries.log")
@@ -158,7 +158,7 @@ def test_query_log_replaced_by_a_link_after_start_is_not_followed(world):
 
 def test_outbox_replaced_by_a_link_or_hard_link_after_start_is_not_written(world):
     sandbox, outside = world
-    server = mailer.build_server(sandbox)
+    server = mailer.mailer_server(sandbox)
     message = {"to": "mei@ops.example", "subject": "hi", "body": "hello"}
     assert not call(server, "send_email", message).is_error
     os.unlink(sandbox / "outbox.jsonl")
@@ -172,9 +172,9 @@ def test_outbox_replaced_by_a_link_or_hard_link_after_start_is_not_written(world
 
 def test_ops_db_replaced_by_a_link_after_start_is_refused(world):
     sandbox, outside = world
-    server = sql_query.build_server(sandbox)
+    server = ops_db.ops_db_server(sandbox)
     other = outside / "other.db"
-    sql_query.seed_database(other)
+    ops_db.seed_database(other)
     os.unlink(sandbox / "ops.db")
     os.symlink(other, sandbox / "ops.db")
     result = call(server, "execute_query", {"sql": "DROP TABLE incidents"})
@@ -189,7 +189,7 @@ def test_ops_db_replaced_by_a_link_after_start_is_refused(world):
 def test_disk_usage_does_not_follow_links(world):
     sandbox, outside = world
     (outside / "big.bin").write_bytes(b"x" * 123_456)
-    server = cleanup.build_server(sandbox)
+    server = log_tidy.log_tidy_server(sandbox)
     os.symlink(outside / "big.bin", sandbox / "logs" / "shadow.log")
     result = call(server, "disk_usage", {"folder": "logs"})
     assert not result.is_error and "123456" not in text(result)
@@ -202,7 +202,7 @@ def test_a_device_node_is_refused_without_reading_it(world):
         os.mknod(sandbox / "zero.txt", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
     except PermissionError:
         pytest.skip("creating a device node needs CAP_MKNOD (the FIFO test covers the same check)")
-    server = file_ops.build_server(sandbox)
+    server = file_ops.file_ops_server(sandbox)
     started = time.monotonic()
     read, append = anyio.run(calls, server, ("read_file", {"path": "zero.txt"}), ("append_text", {"path": "zero.txt", "text": "x"}))
     assert time.monotonic() - started < 5

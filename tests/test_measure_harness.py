@@ -18,7 +18,7 @@ from course_tools.measure.profiles import build, file_ops_tools, read_log
 from course_tools.measure.run import PLAN, _classify, _Run
 from course_tools.measure.openai_standin import OpenAIStandIn
 from course_tools.measure.standins import AnthropicStandIn, Script
-from course_lib.permissions import Outcome
+from course_lib.decisions import Outcome
 
 TOOLS = [{"name": "Bash"}, {"name": "mcp__profiles__read_closed"}, {"name": "mcp__profiles__delete"}]
 

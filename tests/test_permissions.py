@@ -10,16 +10,15 @@ import pytest
 from mcp import Client
 
 from course_lib.permissions import (
-    Outcome,
+    PermissionRule,
     Permissions,
-    Rule,
     claude_code_outcome,
     claude_code_session,
     decide_with_rules,
     rules_matrix,
 )
-from course_lib.decisions import PreCall
-from course_lib.servers.file_ops import build_server
+from course_lib.decisions import Outcome, PreCall
+from course_lib.servers.file_ops import file_ops_server
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -29,14 +28,14 @@ DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint":
 @pytest.mark.parametrize(
     ("text", "rule"),
     [
-        ("mcp__file-ops", Rule("file-ops")),
-        ("mcp__file-ops__*", Rule("file-ops")),
-        ("mcp__file-ops__delete_file", Rule("file-ops", "delete_file")),
-        ("mcp__my_server__read", Rule("my_server", "read")),
+        ("mcp__file-ops", PermissionRule("file-ops")),
+        ("mcp__file-ops__*", PermissionRule("file-ops")),
+        ("mcp__file-ops__delete_file", PermissionRule("file-ops", "delete_file")),
+        ("mcp__my_server__read", PermissionRule("my_server", "read")),
     ],
 )
 def test_the_three_rule_shapes_parse(text, rule):
-    assert Rule.parse(text) == rule
+    assert PermissionRule.parse(text) == rule
 
 
 @pytest.mark.parametrize(
@@ -52,7 +51,7 @@ def test_the_three_rule_shapes_parse(text, rule):
 )
 def test_a_bad_rule_is_a_value_error_that_names_it(text, named):
     with pytest.raises(ValueError) as caught:
-        Rule.parse(text)
+        PermissionRule.parse(text)
     assert repr(text) in str(caught.value) and named in str(caught.value)
 
 
@@ -77,8 +76,8 @@ def test_a_real_settings_file_keeps_its_mcp_rules_and_sets_the_others_aside(tmp_
     path.write_text(json.dumps(settings), encoding="utf-8")
     for source in (settings, path, str(path)):
         rules = Permissions.from_settings(source)
-        assert rules.allow == (Rule("file-ops", "read_file"),)
-        assert rules.ask == (Rule("file-ops", "delete_file"),) and rules.deny == ()
+        assert rules.allow == (PermissionRule("file-ops", "read_file"),)
+        assert rules.ask == (PermissionRule("file-ops", "delete_file"),) and rules.deny == ()
         assert rules.ignored == ("Bash(ls)", "Read(./src/**)", "WebFetch", "Bash(rm -rf *)")
         assert rules.as_settings() == {
             "permissions": {"allow": ["mcp__file-ops__read_file"], "ask": ["mcp__file-ops__delete_file"]}
@@ -101,7 +100,7 @@ def test_a_non_mcp_rule_given_directly_is_still_an_error():
 
 def test_server_wide_rules_cover_every_tool_of_that_server_and_no_other():
     for text in ("mcp__file-ops", "mcp__file-ops__*"):
-        rule = Rule.parse(text)
+        rule = PermissionRule.parse(text)
         assert rule.covers("file-ops", "delete_file") and rule.covers("file-ops", "read_file")
         assert not rule.covers("file-ops-2", "read_file") and not rule.covers("mailer", "send_email")
 
@@ -160,7 +159,7 @@ def test_an_ask_rule_on_delete_holds_whatever_the_server_declares():
 def test_the_committed_example_settings_allow_reads_and_always_ask_before_deletes():
     rules = Permissions.from_settings(ROOT / ".claude" / "settings.json")
     async def listed():
-        async with Client(build_server()) as client:
+        async with Client(file_ops_server().server) as client:
             return (await client.list_tools()).tools
 
     tools = asyncio.run(listed())

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from course_lib.connection import call_tool_sync
-from course_lib.servers import ops_scoped
+from course_lib.servers import ops_assistant
 
 
 def test_a_log_named_with_an_impossible_date_does_not_stop_the_cleanup(tmp_path):
-    server = ops_scoped.build_server(tmp_path, enforce_scopes=False)
+    server = ops_assistant.ops_assistant_server(tmp_path, enforce_scopes=False)
     logs = tmp_path / "logs" / "test"
     (logs / "app-2026-99-99.log").write_text("planted")
     dated = sorted(p.name for p in logs.iterdir() if p.name != "app-2026-99-99.log")

@@ -16,8 +16,8 @@ import pytest
 CHILD = """
 import json, resource, sys, time
 from course_lib.connection import call_tool_sync
-from course_lib.servers import sql_query
-server = sql_query.build_server(variant="engine", time_limit=1.0)
+from course_lib.servers import ops_db
+server = ops_db.ops_db_server(variant="engine", time_limit=1.0)
 started = time.monotonic()
 result = call_tool_sync(server, "execute_query", {"sql": sys.argv[1]})
 print(json.dumps({
@@ -85,9 +85,9 @@ def call(server, sql: str):
 def test_pragmas_that_move_sqlite_files_are_refused(tmp_path, pragma):
     # WAL adds ops.db-wal/-shm beside ops.db for good; temp_store_directory is process-wide and
     # sends every later connection's temporary files wherever the statement says
-    from course_lib.servers import sql_query
+    from course_lib.servers import ops_db
 
-    server = sql_query.build_server(tmp_path, variant="worst-case")
+    server = ops_db.ops_db_server(tmp_path, variant="worst-case")
     result = call(server, f"PRAGMA {pragma}")
     assert result.is_error and "PRAGMA changes where or how SQLite writes files" in result.content[0].text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ops.db"]
@@ -96,11 +96,11 @@ def test_pragmas_that_move_sqlite_files_are_refused(tmp_path, pragma):
 
 @pytest.mark.parametrize("planted", ["ops.db-wal", "ops.db-shm", "ops.db-journal"])
 def test_a_link_planted_beside_ops_db_touches_nothing_outside_and_says_why(tmp_path, planted):
-    from course_lib.servers import sql_query
+    from course_lib.servers import ops_db
 
     root, victim = tmp_path / "root", tmp_path / "victim"
     victim.write_text("SECRET" * 100)
-    server = sql_query.build_server(root, variant="worst-case")
+    server = ops_db.ops_db_server(root, variant="worst-case")
     (root / planted).symlink_to(victim)
     for sql in ("INSERT INTO deploys VALUES (3, 'd', 's', 'v')", "SELECT count(*) FROM deploys"):
         result = call(server, sql)

@@ -6,14 +6,10 @@ import matplotlib
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib import (
-    Basis,
-    Leg,
-    SessionGuard,
-    analyse_session,
-    list_tools_sync,
-    plot_session,
-)
+from course_lib import Leg, SessionGuard, analyse_session, plot_session
+from course_lib.connection import list_tools_sync
+from course_lib.legs import Basis
+from course_lib.decisions import PreCall, Trust
 from course_lib.policy import SPEC
 from course_lib.servers import build
 from course_lib.servers.private_notes import SECRET
@@ -146,35 +142,39 @@ def test_report_as_dict_names_suppliers_and_caveats():
 
 
 def test_guard_taints_session_only_after_untrusted_output():
-    guard = SessionGuard(analyse_session(demo_tools()), trust="trusted", auto_approve={"send_email"})
-    assert guard.check("send_email").action == "allow"
+    guard = SessionGuard(analyse_session(demo_tools()), trust=Trust.TRUSTED, auto_approve={"send_email"})
+    assert guard.check("send_email").action is PreCall.ALLOW
     guard.record("read_note")
     assert not guard.tainted
     guard.record("search_web")
     assert guard.tainted
     verdict = guard.check("send_email")
-    assert verdict.action == "confirm"
+    assert verdict.action is PreCall.CONFIRM
     assert "tainted by search_web" in verdict.reason
 
 
 def test_guard_without_defence_tracks_taint_but_changes_nothing():
-    guard = SessionGuard(analyse_session(demo_tools()), trust="trusted", auto_approve={"send_email"}, on_taint=None)
+    guard = SessionGuard(analyse_session(demo_tools()), trust=Trust.TRUSTED, auto_approve={"send_email"}, on_taint=None)
     guard.record("search_web")
     assert guard.tainted
-    assert guard.check("send_email").action == "allow"
+    assert guard.check("send_email").action is PreCall.ALLOW
 
 
 def test_guard_uses_the_policy_and_its_trust_level():
     report = analyse_session(demo_tools())
-    assert SessionGuard(report, policy=SPEC, trust="trusted").check("send_email").action == "confirm"
+    assert SessionGuard(report, policy=SPEC, trust=Trust.TRUSTED).check("send_email").action is PreCall.CONFIRM
     # an untrusted server's read-only hint is ignored by the spec policy: the worst case applies
-    assert SessionGuard(report, policy=SPEC, trust="untrusted").check("read_note").action == "confirm with warning"
+    assert SessionGuard(report, policy=SPEC, trust=Trust.UNTRUSTED).check("read_note").action is PreCall.WARN
 
 
 def test_guard_rejects_unknown_names_and_options():
     report = analyse_session(demo_tools())
     with pytest.raises(ValueError, match="on_taint"):
         SessionGuard(report, on_taint="block")
+    with pytest.raises(ValueError, match="not the string 'confirm': write PreCall.CONFIRM"):
+        SessionGuard(report, on_taint="confirm")
+    with pytest.raises(ValueError, match="on_taint must be PreCall.CONFIRM, PreCall.DENY or None"):
+        SessionGuard(report, on_taint=PreCall.ALLOW)
     with pytest.raises(ValueError, match="auto_approve"):
         SessionGuard(report, auto_approve={"send_mail"})
     with pytest.raises(ValueError, match="no tool 'rm'"):
@@ -182,7 +182,7 @@ def test_guard_rejects_unknown_names_and_options():
 
 
 def test_web_search_records_queries_and_refuses_empty_ones(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("web-search", root=tmp_path)
     assert call_tool_sync(server, "search_web", {"query": "   "}).is_error
@@ -192,7 +192,7 @@ def test_web_search_records_queries_and_refuses_empty_ones(tmp_path):
 
 
 def test_mailer_keeps_outbox_in_its_sandbox_and_checks_addresses(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("mailer", root=tmp_path)
     assert call_tool_sync(server, "send_email", {"to": "not an address", "subject": "s", "body": "b"}).is_error
@@ -201,7 +201,7 @@ def test_mailer_keeps_outbox_in_its_sandbox_and_checks_addresses(tmp_path):
 
 
 def test_private_notes_refuses_paths_that_leave_the_sandbox(tmp_path):
-    from course_lib import call_tool_sync
+    from course_lib.connection import call_tool_sync
 
     server = build("private-notes", root=tmp_path)
     result = call_tool_sync(server, "read_note", {"title": "../etc/passwd"})

@@ -108,7 +108,7 @@ def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool
 def plot_decision_matrix(
     policy: Policy,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ax: Axes | None = None,
     legend: bool = True,
     title: str | None = None,
@@ -276,7 +276,7 @@ def plot_decision_matrix(
 def plot_decision_matrices(
     policies: Sequence[Policy] = POLICIES,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ncols: int = 2,
     axes: Sequence[Axes] | None = None,
     fontsize: float = 9.0,

@@ -20,13 +20,13 @@ from pathlib import Path, PurePosixPath
 
 from course_lib.safe_text import printable
 
-__all__ = ["Collected", "Limits", "Skipped", "collect"]
+__all__ = ["Collected", "CollectLimits", "Skipped", "collect"]
 
 _LEARNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 
 
 @dataclass(frozen=True)
-class Limits:
+class CollectLimits:
     max_bytes: int = 5_000_000  # per notebook; the course's largest exercise is ~60 kB
     max_entries: int = 2_000  # entries listed in one folder before giving up on it
     max_learners: int = 1_000
@@ -78,7 +78,7 @@ def _is_link(name: str, dir_fd: int | None) -> bool:
         return False
 
 
-def _read_notebook(name: str, dir_fd: int, limits: Limits) -> bytes:
+def _read_notebook(name: str, dir_fd: int, limits: CollectLimits) -> bytes:
     """The bytes of regular file `name` in `dir_fd`, refused when it is anything else or too big."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -112,7 +112,7 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _listing(dir_fd: int, limits: Limits) -> list[str]:
+def _listing(dir_fd: int, limits: CollectLimits) -> list[str]:
     names = []
     with os.scandir(dir_fd) as entries:
         for entry in entries:
@@ -128,7 +128,7 @@ def _collect_learner(
     parts: tuple[str, ...],
     exercises: list[str],
     out: Path,
-    limits: Limits,
+    limits: CollectLimits,
     report: Collected,
 ) -> None:
     where = printable(learner)
@@ -184,7 +184,7 @@ def collect(
     exercises: list[str],
     *,
     folder: str = "exercises",
-    limits: Limits = Limits(),
+    limits: CollectLimits = CollectLimits(),
 ) -> Collected:
     """Copy each learner's exercise notebooks from `homes` into `out`; report what was skipped.
 

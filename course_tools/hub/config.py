@@ -2,7 +2,14 @@
 
 Settings that a 30-learner class on 2 cores needs (measured, issue 15):
 
-* ``http_timeout`` 120 s: with JupyterHub's default 30 s, 30 simultaneous spawns all failed;
+* ``http_timeout`` (`HubSettings.spawn_timeout`, 300 s): with JupyterHub's default 30 s, 30
+  simultaneous spawns all failed;
+* learners' servers start through `course_tools.hub.singleuser`, which skips a 2 CPU-s import
+  nothing uses; JupyterLab makes no call to the internet (news, update check, PyPI) and runs
+  no Node.js program a learner does not need (language-server discovery, the build check at
+  every page load: `LAB_PAGE_CONFIG`, in the hub folder's ``jupyter/labconfig``);
+* matplotlib's font cache is built once for every learner (`runtime.matplotlib_dir`), and the
+  hub's open-file limit raised for the proxy's connections (`runtime.raise_open_files_limit`);
 * ``--KernelManager.transport=ipc``: with TCP ports one kernel in 150 died of
   ``Address already in use``; with IPC sockets none did;
 * ``--allow-root`` only when the hub runs as root (otherwise the single-user server refuses to
@@ -16,6 +23,7 @@ Introduced in: docs/hub.md
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -32,7 +40,11 @@ CONFIG_NAME = "jupyterhub_config.py"
 PASSWORD_NAME = "shared_password"
 TOKEN_NAME = "api_token"
 SERVICE_NAME = "course-instructor"
-HTTP_TIMEOUT = 120
+LAB_CONFIG_DIR = "jupyter"  # in the hub folder: Jupyter config for learners' servers only
+# JupyterLab's "Disabling Rebuild Checks": learners cannot rebuild JupyterLab, and each check
+# runs Node.js twice (about 0.5 CPU-s) at every page load.
+LAB_PAGE_CONFIG = {"buildAvailable": False, "buildCheck": False}
+SPAWN_TIMEOUT = 300  # seconds for one server to answer (JupyterHub default: 30)
 _PREFIX = re.compile(r"[a-z][a-z0-9_-]{0,30}")
 
 
@@ -64,6 +76,7 @@ class HubSettings:
     prefix: str = "learner-"
     hub_port: int = 8081  # the hub's own port, on 127.0.0.1 (JupyterHub's default)
     proxy_api_port: int = 8001  # the proxy's control port, on 127.0.0.1 (JupyterHub's default)
+    spawn_timeout: int = SPAWN_TIMEOUT  # seconds a learner's server may take to start
 
     def resolved(self) -> HubSettings:
         return HubSettings(
@@ -78,6 +91,7 @@ class HubSettings:
             prefix=self.prefix,
             hub_port=self.hub_port,
             proxy_api_port=self.proxy_api_port,
+            spawn_timeout=self.spawn_timeout,
         )
 
     @property
@@ -104,7 +118,7 @@ import os
 from pathlib import Path
 
 from course_tools.hub.content import seed_home as copy_learner_files
-from course_tools.hub.runtime import kernel_runtime_dir
+from course_tools.hub.runtime import kernel_runtime_dir, matplotlib_dir, raise_open_files_limit
 
 HERE = Path(__file__).resolve().parent
 COURSE = Path({str(s.course)!r})  # homes are seeded with its notebooks/ and exercises/
@@ -113,6 +127,10 @@ VENV_BIN = {str(s.venv_bin)!r}  # the course's environment: jupyterhub-singleuse
 LEARNERS = {names!r}
 
 c = get_config()  # noqa: F821 (JupyterHub provides get_config)
+
+# 60 learners' browsers hold hundreds of connections through the proxy, a child of this
+# process: raise the open-file limit (often 1024) to the hard limit, at most 65536.
+raise_open_files_limit()
 
 # Where learners connect; the hub's own state stays beside this file.
 c.JupyterHub.ip = {s.ip!r}
@@ -133,18 +151,31 @@ c.Authenticator.allowed_users = set(LEARNERS)
 # Learners' servers: processes of this user, one home folder each.
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = HOMES + "/{{username}}"
-c.Spawner.cmd = [VENV_BIN + "/jupyterhub-singleuser"]
-# IPC sockets: TCP kernel ports collide when 30 kernels start at once.
-c.Spawner.args = ["--KernelManager.transport=ipc"]
-# ...whose socket paths must stay under 107 bytes: not in the homes, in a short private folder.
+# jupyterhub-singleuser, minus an import of 2 CPU-s per server that nothing uses.
+c.Spawner.cmd = [VENV_BIN + "/python", "-m", "course_tools.hub.singleuser"]
+c.Spawner.args = [
+    # IPC sockets: TCP kernel ports collide when 30 kernels start at once.
+    "--KernelManager.transport=ipc",
+    # No call to the internet from 30 servers: no news, no update check, no PyPI listing.
+    "--LabApp.news_url=None",
+    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    "--LabApp.extension_manager=readonly",
+    # No search for language servers (none is installed): it runs `npm prefix -g` each start.
+    "--LanguageServerManager.autodetect=False",
+]
 c.Spawner.environment = {{
-    "JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name),
+    # Kernel socket paths must stay under 107 bytes: not in the homes, in a short private folder.
+    "JUPYTER_RUNTIME_DIR": lambda spawner: kernel_runtime_dir(spawner.user.name, HERE),
+    # matplotlib's font cache, built once for everyone (`hub config`), not once per home.
+    "MPLCONFIGDIR": str(matplotlib_dir(HERE)),
+    # JupyterLab's page config for learners: no build check (labconfig/page_config.json).
+    "JUPYTER_CONFIG_PATH": str(HERE / {LAB_CONFIG_DIR!r}),
 }}
 if os.geteuid() == 0:  # the single-user server refuses to run as root without it
     c.Spawner.args.append("--allow-root")
-# 30 servers starting at once on 2 cores take about a minute; the default 30 s fails them all.
-c.Spawner.http_timeout = {HTTP_TIMEOUT}
-c.Spawner.start_timeout = {HTTP_TIMEOUT}
+# Servers starting at once share the cores; JupyterHub's default 30 s failed 30 of them.
+c.Spawner.http_timeout = {s.spawn_timeout}
+c.Spawner.start_timeout = {s.spawn_timeout}
 c.Spawner.default_url = "/lab/tree/{FIRST_LESSON}"
 
 
@@ -186,6 +217,9 @@ def write(settings: HubSettings) -> Path:
     s.hub_dir.mkdir(parents=True, exist_ok=True)
     _secret_file(s.hub_dir / PASSWORD_NAME, secrets.token_urlsafe(9))
     _secret_file(s.hub_dir / TOKEN_NAME, secrets.token_hex(32))
+    labconfig = s.hub_dir / LAB_CONFIG_DIR / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text(json.dumps(LAB_PAGE_CONFIG, indent=2) + "\n")
     path = s.hub_dir / CONFIG_NAME
     path.write_text(render(s))
     return path

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from course_lib.decisions import Outcome
 from course_lib.measured import Cell, Measurement, Result
-from course_lib.permissions import Outcome
 
 from .profiles import OTHER_TOOL, PROFILES, read_log
 from .standins import Script

@@ -36,12 +36,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import Sandbox
 from ._sql_guards import MAX_VALUE_BYTES, open_guarded
 
@@ -53,7 +55,8 @@ __all__ = [
     "NAME",
     "TIME_LIMIT",
     "VARIANTS",
-    "build_server",
+    "OpsDb",
+    "ops_db_server",
     "seed_database",
 ]
 
@@ -182,18 +185,25 @@ def _run(database: Path, sql: str, *, read_only: bool, time_limit: float = TIME_
         connection.close()
 
 
-def build_server(
+@dataclass(eq=False)
+class OpsDb(DemoServer):
+    """The ops-db server, its sandbox, the path of its `database` (`ops.db`) and its `variant`."""
+
+    database: Path
+    variant: str
+
+
+def ops_db_server(
     root: str | os.PathLike[str] | None = None,
     *,
     variant: str = "worst-case",
     read_only: bool = False,
     time_limit: float = TIME_LIMIT,
-) -> MCPServer:
+) -> OpsDb:
     """Build a fresh ops-db server of the given `variant` (see the module table) in sandbox `root`.
 
     `read_only` is the deployment flag of the "mode" variant (ignored by the others).
-    `time_limit` is how many seconds one statement may run. The server carries
-    `server.sandbox`, `server.database` (the path of `ops.db`) and `server.variant`.
+    `time_limit` is how many seconds one statement may run.
 
     Raises:
         ValueError: an unknown variant, `read_only` is not a bool, or `time_limit` is not a positive
@@ -256,7 +266,4 @@ def build_server(
         def execute_query(sql: str) -> str:
             return _run(_checked(sandbox), sql, read_only=enforce, time_limit=time_limit)
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    server.database = database  # type: ignore[attr-defined]
-    server.variant = variant  # type: ignore[attr-defined]
-    return server
+    return OpsDb(server, sandbox, database, variant)

@@ -35,6 +35,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import Sandbox
 
 __all__ = [
@@ -45,9 +46,10 @@ __all__ = [
     "TODAY",
     "AuthDecision",
     "Forbidden",
+    "OpsAssistant",
     "as_caller",
-    "build_server",
     "issue_token",
+    "ops_assistant_server",
     "seed_environment_logs",
 ]
 
@@ -143,18 +145,25 @@ def _log_day(name: str) -> date | None:
         return None
 
 
-def build_server(
+@dataclass(eq=False)
+class OpsAssistant(DemoServer):
+    """The ops-assistant server, its sandbox, and `auth_log`: every token check it made, as an
+    `AuthDecision`, in order."""
+
+    auth_log: list[AuthDecision]
+
+
+def ops_assistant_server(
     root: str | os.PathLike[str] | None = None,
     *,
     enforce_scopes: bool = True,
     lying: bool = False,
     resource: str = RESOURCE,
-) -> MCPServer:
+) -> OpsAssistant:
     """Build a fresh ops-assistant server in the sandbox folder `root` (seeded with demo logs).
 
     `enforce_scopes` turns the server-side token check on (default) or off. `lying` makes
     `cleanup_logs` declare itself read-only under a harmless title, as a lying server would.
-    The server carries `server.sandbox` and `server.auth_log` (a list of `AuthDecision`).
 
     Raises:
         ValueError: `enforce_scopes` or `lying` is not a bool, or `resource` is empty.
@@ -235,6 +244,4 @@ def build_server(
                 removed.append(name)
         return f"deleted {len(removed)} log file(s) older than {keep_days} day(s) in {environment}"
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    server.auth_log = auth_log  # type: ignore[attr-defined]
-    return server
+    return OpsAssistant(server, sandbox, auth_log)
