@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 # reads every notebook). To make a name public, use it in a lesson and add it here.
 _EXPORTS: dict[str, str] = {
     "FIELDS": "annotations",
+    "HINTS": "annotations",
     "classify": "annotations",
     "declared": "annotations",
     "display_title": "annotations",
@@ -49,11 +50,13 @@ _EXPORTS: dict[str, str] = {
     "decision_matrix": "combinations",
     "decisions_table": "combinations",
     "measured_table": "measured",
+    "load_census": "census",
     "Permissions": "permissions",
     "hints_by_rules": "permissions",
     "rules_matrix": "permissions",
     "plot_dashboard": "plots",
     "plot_decision_matrices": "plots",
+    "plot_declared_shares": "plots",
     "plot_session": "plots",
     "analyse_session": "trifecta",
     "SessionGuard": "guard",

@@ -20,7 +20,10 @@ checks this model against every measured cell:
   the rest);
 * an unmatched call gets what the permission mode does (`course_lib.clients.ClaudeCodePolicy`).
 
-So precedence is deny > ask > allow, whatever the server's hints say.
+So precedence is deny > ask > allow, whatever the server's hints say. A `ClaudeCodeSetup`
+(rules, mode, version) answers every question about a call: its outcome, a session's outcomes,
+the decision and why, whether the classifier judges it; `rules_matrix` and `hints_by_rules`
+tabulate outcomes for a lesson.
 
 Introduced in: notebooks/03_combinations.ipynb (section "Rules over hints").
 """
@@ -44,8 +47,8 @@ from .clients import (
 from .decisions import Decision, Outcome, PostCall, PreCall
 
 __all__ = [
-    "LISTS", "PermissionRule", "Permissions", "classifier_judges", "claude_code_outcome",
-    "claude_code_session", "decide_with_rules", "hints_by_rules", "outcome_of", "rules_matrix",
+    "LISTS", "ClaudeCodeSetup", "PermissionRule", "Permissions", "claude_code_outcome",
+    "hints_by_rules", "outcome_of", "rules_matrix",
 ]
 
 LISTS = ("deny", "ask", "allow")
@@ -206,75 +209,109 @@ class Permissions:
         return [r for name in LISTS for r in getattr(self, name) if r.server == server]
 
 
-def _rule_outcome(
-    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
-) -> Outcome | None:
-    """What a matching rule does with the call, or None when no rule decides it."""
-    found = permissions.matching(server, tool)
-    if found is None:
-        return None
-    list_name, _rule = found
-    if list_name == "deny":
-        return Outcome.HIDDEN
-    if list_name == "ask":
-        return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
-    if (
-        mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[version]
-        and declared(annotations)["readOnlyHint"] is not True
-    ):
-        return None  # this mode does not let an allow rule run a tool that may write
-    return Outcome.RAN
+@dataclass(frozen=True)
+class ClaudeCodeSetup:
+    """Claude Code as one project runs it: a measured version, a permission mode, the rules.
 
-
-def classifier_judges(
-    permissions: Permissions,
-    server: str,
-    tool: str,
-    annotations: Any,
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> bool:
-    """Does Claude Code hand this call to its auto-mode safety classifier?"""
-    policy = ClaudeCodePolicy(mode, version=version)
-    decided = _rule_outcome(permissions, server, tool, annotations, mode, version)
-    return decided is None and policy.classifier_judges(annotations)
-
-
-def claude_code_session(
-    permissions: Permissions,
-    calls: Sequence[tuple[str, str, Any]],
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-    classifier: str = "approve",
-) -> list[Outcome]:
-    """What Claude Code does with each of several calls in one session.
-
-    `calls` holds ``(server, tool, annotations)`` tuples.
-
-    `classifier` is what the auto-mode safety classifier answers when the mode hands it a call
-    (``"approve"`` or ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a
-    session deny the call; later refusals ask the user instead.
+    Every question about a call is asked of one setup, e.g.
+    ``ClaudeCodeSetup(rules, "plan").outcome("file-ops", "delete_file", hints)``.
 
     Raises:
-        ValueError: a mode or version that was not measured, or malformed annotations.
+        ValueError: a mode or version that was not measured (on construction).
     """
-    policy = ClaudeCodePolicy(mode, version=version)
-    refusals = 0
-    outcomes = []
-    for server, tool, hints in calls:
-        decided = _rule_outcome(permissions, server, tool, hints, mode, version)
-        if decided is not None:
-            outcomes.append(decided)
-        elif policy.classifier_judges(hints) and classifier == "refuse":
-            refusals += 1
-            outcomes.append(
-                Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK
+
+    permissions: Permissions
+    mode: str
+    version: str = CLAUDE_CODE_VERSION
+    policy: ClaudeCodePolicy = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.permissions, Permissions):
+            raise ValueError(
+                "permissions must be a Permissions, e.g. Permissions.from_settings(path), not "
+                f"{type(self.permissions).__name__}"
             )
-        else:
-            outcomes.append(outcome_of(policy.decide(hints).pre_call))
-    return outcomes
+        object.__setattr__(self, "policy", ClaudeCodePolicy(self.mode, version=self.version))
+
+    def rule_outcome(self, server: str, tool: str, annotations: Any) -> Outcome | None:
+        """What a matching rule does with the call, or None when no rule decides it."""
+        found = self.permissions.matching(server, tool)
+        if found is None:
+            return None
+        list_name, _rule = found
+        if list_name == "deny":
+            return Outcome.HIDDEN
+        if list_name == "ask":
+            return Outcome.DENY if self.mode == "dontAsk" else Outcome.ASK
+        if (
+            self.mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[self.version]
+            and declared(annotations)["readOnlyHint"] is not True
+        ):
+            return None  # this mode does not let an allow rule run a tool that may write
+        return Outcome.RAN
+
+    def classifier_judges(self, server: str, tool: str, annotations: Any) -> bool:
+        """Does Claude Code hand this call to its auto-mode safety classifier?"""
+        decided = self.rule_outcome(server, tool, annotations)
+        return decided is None and self.policy.classifier_judges(annotations)
+
+    def session(
+        self, calls: Sequence[tuple[str, str, Any]], *, classifier: str = "approve"
+    ) -> list[Outcome]:
+        """What Claude Code does with each of several calls in one session.
+
+        `calls` holds ``(server, tool, annotations)`` tuples. `classifier` is what the auto-mode
+        safety classifier answers when the mode hands it a call (``"approve"`` or
+        ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a session deny
+        the call; later refusals ask the user instead.
+
+        Raises:
+            ValueError: malformed annotations.
+        """
+        refusals = 0
+        outcomes = []
+        for server, tool, hints in calls:
+            decided = self.rule_outcome(server, tool, hints)
+            if decided is not None:
+                outcomes.append(decided)
+            elif self.policy.classifier_judges(hints) and classifier == "refuse":
+                refusals += 1
+                outcomes.append(
+                    Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK
+                )
+            else:
+                outcomes.append(outcome_of(self.policy.decide(hints).pre_call))
+        return outcomes
+
+    def outcome(
+        self, server: str, tool: str, annotations: Any, *, classifier: str = "approve"
+    ) -> Outcome:
+        """What Claude Code does with a call of `tool` of `server` (the first call of a session:
+        see `session`)."""
+        return self.session([(server, tool, annotations)], classifier=classifier)[0]
+
+    def decide(self, server: str, tool: str, annotations: Any) -> Decision:
+        """`outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
+        found = self.permissions.matching(server, tool)
+        if found is None or self.rule_outcome(server, tool, annotations) is None:
+            decision = self.policy.decide(annotations)
+            why = f"{self.mode} mode lets an allow rule run only read-only tools" if found else ""
+            why = why or "no rule matches"
+            return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
+        list_name, rule = found
+        outcome = self.outcome(server, tool, annotations)
+        pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
+        return Decision(
+            pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {_RULE_EFFECT[outcome]}."
+        )
+
+
+_RULE_EFFECT = {
+    Outcome.HIDDEN: "the tool is removed from the model's tool list",
+    Outcome.ASK: "the user is asked, whatever the hints say",
+    Outcome.DENY: "dontAsk mode refuses what it would have to ask about",
+    Outcome.RAN: "it runs without asking, whatever the hints say",
+}
 
 
 def claude_code_outcome(
@@ -287,49 +324,14 @@ def claude_code_outcome(
     version: str = CLAUDE_CODE_VERSION,
     classifier: str = "approve",
 ) -> Outcome:
-    """What Claude Code does with a call of `tool` of `server` under these rules, in this mode
-    (the first call of a session: see `claude_code_session`).
+    """What Claude Code does with one call under these rules, in this mode: the shorthand of
+    ``ClaudeCodeSetup(permissions, mode, version).outcome(server, tool, annotations)``.
 
     Raises:
         ValueError: a mode or version that was not measured, or malformed annotations.
     """
-    calls = [(server, tool, annotations)]
-    kind = {"mode": mode, "version": version, "classifier": classifier}
-    return claude_code_session(permissions, calls, **kind)[0]
-
-
-def decide_with_rules(
-    permissions: Permissions,
-    server: str,
-    tool: str,
-    annotations: Any,
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Decision:
-    """`claude_code_outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
-    policy = ClaudeCodePolicy(mode, version=version)
-    found = permissions.matching(server, tool)
-    if (
-        found is None
-        or _rule_outcome(permissions, server, tool, annotations, mode, version) is None
-    ):
-        decision = policy.decide(annotations)
-        why = f"{mode} mode lets an allow rule run only read-only tools" if found else ""
-        why = why or "no rule matches"
-        return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
-    list_name, rule = found
-    outcome = claude_code_outcome(
-        permissions, server, tool, annotations, mode=mode, version=version
-    )
-    pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
-    why = {
-        Outcome.HIDDEN: "the tool is removed from the model's tool list",
-        Outcome.ASK: "the user is asked, whatever the hints say",
-        Outcome.DENY: "dontAsk mode refuses what it would have to ask about",
-        Outcome.RAN: "it runs without asking, whatever the hints say",
-    }[outcome]
-    return Decision(pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {why}.")
+    setup = ClaudeCodeSetup(permissions, mode, version)
+    return setup.outcome(server, tool, annotations, classifier=classifier)
 
 
 def rules_matrix(
@@ -350,13 +352,8 @@ def rules_matrix(
         pairs = list(tools.items())
     else:
         pairs = [(t.name, t.annotations) for t in tools]
-    rows = {
-        name: [
-            claude_code_outcome(permissions, server, name, ann, mode=m, version=version).value
-            for m in modes
-        ]
-        for name, ann in pairs
-    }
+    setups = [ClaudeCodeSetup(permissions, mode, version) for mode in modes]
+    rows = {name: [s.outcome(server, name, ann).value for s in setups] for name, ann in pairs}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
     frame.index.name = "tool"
     return frame
@@ -375,11 +372,9 @@ def hints_by_rules(
     make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`)."""
     import pandas as pd
 
+    setups = {label: ClaudeCodeSetup(rules, mode, version) for label, rules in rule_sets.items()}
     rows = {
-        claim: {
-            label: claude_code_outcome(rules, server, tool, hints, mode=mode, version=version).value
-            for label, rules in rule_sets.items()
-        }
+        claim: {label: s.outcome(server, tool, hints).value for label, s in setups.items()}
         for claim, hints in claims.items()
     }
     frame = pd.DataFrame.from_dict(rows, orient="index")

@@ -26,6 +26,7 @@ from .safe_text import printable
 
 __all__ = [
     "MAX_LINE",
+    "STDERR_LINES",
     "StderrTail",
     "kill_server_group",
     "orphans_killed",
@@ -72,15 +73,18 @@ class StderrTail:
     def lines(self, wait: float = 2.0) -> list[str]:
         """The last lines written, control characters escaped; waits up to `wait` s for the pipe to
         end."""
+        return self.all_lines(wait)[-STDERR_LINES:]
+
+    def all_lines(self, wait: float = 2.0) -> list[str]:
+        """Every line kept (the last `STDERR_TAIL_BYTES`), escaped and cut like `lines`."""
         self.close_writer()
         self._thread.join(wait)
         with self._lock:
             data = bytes(self._tail[-STDERR_TAIL_BYTES:])
         text = data.decode("utf-8", errors="replace")
-        lines = [
+        return [
             printable(line.strip(), limit=MAX_LINE) for line in text.splitlines() if line.strip()
         ]
-        return lines[-STDERR_LINES:]
 
 
 # The SDK starts each stdio server in a new session (its pid is the process group id), but

@@ -38,7 +38,7 @@ def run_attack(on_taint, servers=None):
     servers = servers or demo_servers()
 
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with open_session(servers) as session:
                 guard = SessionGuard(session.analyse(), trust=Trust.TRUSTED, auto_approve={"send_email"}, on_taint=on_taint)
                 return await ScriptedAgent(TASK).run(session, guard, approve=colleagues_only)

@@ -18,7 +18,7 @@ FILE_OPS_TOOLS = ["read_file", "append_text", "set_value", "delete_file"]
 
 def test_in_process_session_negotiates_the_2026_protocol():
     async def main():
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):
             async with connect(file_ops_server()) as client:
                 return client.protocol_version, [t.name for t in (await client.list_tools()).tools]
 

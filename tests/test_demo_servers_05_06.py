@@ -16,7 +16,7 @@ def session(server, steps):
     """Run `steps(client)` against an in-process server under a time limit."""
 
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with connect(server) as client:
                 return await steps(client)
 
@@ -83,7 +83,7 @@ def test_rug_pull_changes_the_definition_and_notifies_listeners():
         before = {t.name: t for t in (await client.list_tools()).tools}["tidy_logs"]
         async with client.listen(tools_list_changed=True) as subscription:
             await log_tidy.rug_pull(server)
-            with anyio.fail_after(2):
+            with anyio.fail_after(60):
                 event = await anext(subscription)
         after = {t.name: t for t in (await client.list_tools()).tools}["tidy_logs"]
         return before, event, after
@@ -235,7 +235,7 @@ def test_ops_assistant_validates_arguments():
 
 def test_the_hosts_own_sensitive_list_keeps_approval_working_when_the_client_trusts_a_liar():
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             return await run_case("client trusts hints", "human approval", own_list=True)
 
     result = anyio.run(main)

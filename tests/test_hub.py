@@ -55,11 +55,16 @@ def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
 
 
 def load(path: Path, euid: int = 1000) -> Config:
-    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
+    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set.
+
+    Its check that learners' servers are confined is tested on its own
+    (tests/test_hub_confinement.py): here it is not run.
+    """
     c = Config()
     with (
         mock.patch("os.geteuid", return_value=euid),
         mock.patch("course_tools.hub.runtime.raise_open_files_limit") as raised,
+        mock.patch("course_tools.hub.confinement.refuse_unconfined"),
     ):
         code = compile(path.read_text(), str(path), "exec")
         exec(code, {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our generated file)
@@ -72,14 +77,15 @@ def load(path: Path, euid: int = 1000) -> Config:
 
 def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     c = load(hub_config.write(settings(tmp_path)))
-    assert c.JupyterHub.spawner_class == "simple"
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
     assert c.JupyterHub.authenticator_class == "shared-password"
     assert c.Spawner.http_timeout == c.Spawner.start_timeout == 300
     assert "--KernelManager.transport=ipc" in c.Spawner.args
     assert "--allow-root" not in c.Spawner.args
     python = str(Path(sys.executable).parent / "python")
-    assert c.Spawner.cmd == [python, "-m", "course_tools.hub.singleuser"]
+    assert c.CourseSpawner.server_cmd == [python, "-m", "course_tools.hub.singleuser"]
     assert c.Spawner.environment["MPLCONFIGDIR"] == str(tmp_path / "hub" / "matplotlib")
+    assert c.Spawner.environment["MPLCONFIGDIR"] in c.CourseSpawner.overlaid  # in the hidden hub folder
     assert c.Spawner.default_url == "/lab/tree/notebooks/00_start_here.ipynb"
     assert c.SimpleLocalProcessSpawner.home_dir_template == f"{tmp_path / 'homes'}/{{username}}"
     assert c.ConfigurableHTTPProxy.command == ["/opt/chp"]
@@ -93,10 +99,11 @@ def test_a_second_hub_on_the_machine_gets_its_own_ports(tmp_path):
     assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9001"
 
 
-def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
+def test_learners_servers_never_run_as_root_even_when_the_hub_does(tmp_path):
     c = load(hub_config.write(settings(tmp_path)), euid=0)
-    assert c.Spawner.args[-1] == "--allow-root"
-    assert c.Spawner.args.count("--allow-root") == 1
+    assert "--allow-root" not in c.Spawner.args  # the servers run as uid 1000 in their sandbox
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
+    assert str(tmp_path / "hub") in c.CourseSpawner.hidden and c.CourseSpawner.bwrap
 
 
 def test_learners_servers_make_no_call_to_the_internet_and_run_no_node_program(tmp_path):
@@ -323,6 +330,35 @@ def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
     assert why["eve/exercises"] == "a symbolic link, not followed"
     assert why["trudy"] == "a symbolic link, not followed"
     assert why["plain-file"] == "not a folder, not followed"
+
+
+def test_collect_refuses_a_hard_link_and_a_file_the_learner_does_not_own(tmp_path):
+    """A hard link is the same file under a second name: a learner's kernel can link a file it
+    may read (a canary outside the homes, another learner's notebook) into its exercises."""
+    homes, out = tmp_path / "homes", tmp_path / "out"
+    canary = tmp_path / "canary.ipynb"
+    canary.write_bytes(notebook("the instructor's canary"))
+    mallory = home(homes, "mallory")
+    os.link(canary, mallory / f"{EXERCISES[0]}.ipynb")
+    (mallory / f"{EXERCISES[1]}.ipynb").write_bytes(notebook("mallory's own"))
+    theirs = mallory / f"{EXERCISES[2]}.ipynb"
+    theirs.write_bytes(notebook("someone else's"))
+    if os.geteuid() == 0:
+        os.chown(theirs, 65534, 65534)
+    report = collect(homes, out, EXERCISES)
+    why = {s.where: s.why for s in report.skipped}
+    assert why[f"mallory/exercises/{EXERCISES[0]}.ipynb"] == (
+        "a hard link (the file has 2 names, so it may be another file's): not collected; ask "
+        "the learner to save a copy of their notebook under this name"
+    )
+    assert report.notebooks["mallory"] == [f"{EXERCISES[1]}.ipynb"] + (
+        [] if os.geteuid() == 0 else [f"{EXERCISES[2]}.ipynb"]
+    )
+    if os.geteuid() == 0:
+        assert why[f"mallory/exercises/{EXERCISES[2]}.ipynb"] == (
+            "owned by another user than the home's (uid 65534), not collected"
+        )
+    assert b"canary" not in b"".join(p.read_bytes() for p in out.rglob("*.ipynb"))
 
 
 def test_collect_escapes_odd_names_and_never_writes_outside_out(tmp_path, capsys):

@@ -12,9 +12,8 @@ from mcp import Client
 from course_lib.permissions import (
     PermissionRule,
     Permissions,
+    ClaudeCodeSetup,
     claude_code_outcome,
-    claude_code_session,
-    decide_with_rules,
     rules_matrix,
 )
 from course_lib.decisions import Outcome, PreCall
@@ -127,15 +126,16 @@ def test_plan_mode_of_2_1_332_lets_an_allow_rule_run_only_read_only_tools():
     rules = Permissions(allow=["mcp__s"])
     assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan") is Outcome.ASK
     assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan", version="2.1.197") is Outcome.RAN
-    reason = decide_with_rules(rules, "s", "w", DESTRUCTIVE, mode="plan").reason
+    reason = ClaudeCodeSetup(rules, "plan").decide("s", "w", DESTRUCTIVE).reason
     assert "plan mode lets an allow rule run only read-only tools" in reason
 
 
 def test_after_two_refusals_the_classifier_falls_back_to_asking():
     calls = [("s", f"t{i}", READ_ONLY) for i in range(4)]
-    outcomes = claude_code_session(Permissions(), calls, mode="auto", classifier="refuse")
+    auto = ClaudeCodeSetup(Permissions(), "auto")
+    outcomes = auto.session(calls, classifier="refuse")
     assert outcomes == [Outcome.DENY, Outcome.DENY, Outcome.ASK, Outcome.ASK]
-    assert claude_code_session(Permissions(), calls, mode="auto") == [Outcome.RAN] * 4
+    assert auto.session(calls) == [Outcome.RAN] * 4
 
 
 def test_an_unmatched_call_gets_what_the_mode_does():
@@ -152,7 +152,7 @@ def test_an_ask_rule_on_delete_holds_whatever_the_server_declares():
     rules = Permissions(ask=["mcp__file-ops__delete_file"])
     lies = [None, READ_ONLY, {"readOnlyHint": True, "destructiveHint": False}, DESTRUCTIVE]
     for hints in lies:
-        decision = decide_with_rules(rules, "file-ops", "delete_file", hints, mode="bypassPermissions")
+        decision = ClaudeCodeSetup(rules, "bypassPermissions").decide("file-ops", "delete_file", hints)
         assert decision.pre_call is PreCall.CONFIRM and "ask rule mcp__file-ops__delete_file" in decision.reason
 
 
@@ -174,3 +174,12 @@ def test_rules_matrix_defaults_to_the_modes_of_the_version_the_course_describes(
     table = rules_matrix(Permissions(allow=["mcp__file-ops__read_file"]), "file-ops", {"read_file": READ_ONLY})
     assert list(table.columns) == ["manual", "plan", "bypassPermissions", "dontAsk"]
     assert set(table.loc["read_file"]) == {"ran"}
+
+
+def test_a_setup_is_one_version_mode_and_rule_set_and_names_a_wrong_one():
+    setup = ClaudeCodeSetup(Permissions(allow=["mcp__s__look"]), "dontAsk")
+    assert setup.outcome("s", "look", None) is Outcome.RAN and setup.outcome("s", "other", None) is Outcome.DENY
+    with pytest.raises(ValueError, match="no measured mode 'default'"):
+        ClaudeCodeSetup(Permissions(), "default")
+    with pytest.raises(ValueError, match="permissions must be a Permissions"):
+        ClaudeCodeSetup({"allow": ["mcp__s"]}, "plan")  # type: ignore[arg-type]

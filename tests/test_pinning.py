@@ -100,7 +100,7 @@ def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
     host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
 
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with connect(server) as client:
                 pins.approve((await client.list_tools()).tools, server="log-tidy")
                 first = await host.call(client, "disk_usage", {})

@@ -218,3 +218,24 @@ def test_side_by_side_panels_differ_where_clients_disagree():
 def test_plots_reject_bad_input_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_declared_shares_draw_one_bar_per_hint_and_a_tick_per_guess():
+    from course_lib import plot_declared_shares
+
+    ax = plot_declared_shares({"readOnlyHint": 0.46, "openWorldHint": 0.28}, guess={"readOnlyHint": 60})
+    assert len(ax.patches) == 2
+    assert {t.get_text() for t in ax.texts} == {"46%", "28%"}
+    assert "your guess" in ax.get_xlabel()
+
+
+@pytest.mark.parametrize(
+    "shares, guess, message",
+    [({"readOnlyHint": 46}, None, "between 0 and 1"), ({"readOnlyHint": 0.4}, {"readOnlyHint": 140}, "percentages"),
+     ({"readOnlyHint": 0.4}, {"readonly": 50}, "does not count")],
+)
+def test_declared_shares_refuse_values_that_cannot_be_drawn(shares, guess, message):
+    from course_lib import plot_declared_shares
+
+    with pytest.raises(ValueError, match=message):
+        plot_declared_shares(shares, guess)

@@ -301,7 +301,7 @@ def test_decisions_table_compares_policies_for_the_demo_servers_tools():
     from mcp import Client
 
     async def listed() -> list[Tool]:
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with Client(file_ops_server().server) as client:
                 return list((await client.list_tools()).tools)
 

@@ -61,7 +61,7 @@ TAUGHT_IMPORTS = [
 
 def _run(coroutine_function):
     async def bounded():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             return await coroutine_function()
 
     return run_sync(bounded)

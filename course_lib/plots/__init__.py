@@ -10,6 +10,7 @@ Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trif
 
 from __future__ import annotations
 
+from .census import plot_declared_shares
 from .dashboard import plot_dashboard
 from .matrices import plot_decision_matrices, plot_decision_matrix
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, contrast_ratio, text_color
@@ -22,6 +23,7 @@ __all__ = [
     "UNTRUSTED_MARK",
     "contrast_ratio",
     "plot_dashboard",
+    "plot_declared_shares",
     "plot_decision_matrices",
     "plot_decision_matrix",
     "plot_session",

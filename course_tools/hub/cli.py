@@ -21,6 +21,7 @@ from ..handin import MANIFEST, record_collection
 from .api import HubAPI, HubError
 from .collect import CollectLimits, collect
 from .config import PASSWORD_NAME, SPAWN_TIMEOUT, TOKEN_NAME, HubSettings, learner_names, write
+from .confinement import hub_problem
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
 from .prestart import Pace, prestart
@@ -84,6 +85,15 @@ def _config_arguments(sub: Any, hub_dir: Path) -> None:
         type=int,
         default=8001,
         help="the proxy's control port on 127.0.0.1 (default 8001)",
+    )
+    config.add_argument(
+        "--readable",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder learners' servers may read (repeatable; e.g. an nbgitpuller export "
+        "under /tmp, which their private /tmp hides)",
     )
     config.add_argument(
         "--proxy",
@@ -215,6 +225,7 @@ def _config(args: argparse.Namespace) -> int:
         hub_port=args.hub_port,
         proxy_api_port=args.proxy_api_port,
         spawn_timeout=args.spawn_timeout,
+        readable=tuple(args.readable),
     )
     learner_names(args.prefix, args.users)  # validates before anything is written
     if args.spawn_timeout < 1:
@@ -242,12 +253,13 @@ def _config(args: argparse.Namespace) -> int:
             f"  matplotlib's font cache: built once for every learner, in "
             f"{matplotlib_dir(s.hub_dir)}"
         )
-    problems = missing(course, s.venv_bin, find_proxy(course, args.proxy))
+    problems = [str(m) for m in missing(course, s.venv_bin, find_proxy(course, args.proxy))]
+    problems += [p for p in [hub_problem(course, s.venv_bin, s.homes, s.hub_dir)] if p]
     for problem in problems:
         print(f"  {problem}", file=sys.stderr)
     if problems:
         print(
-            "  the config is written, but the hub cannot start until the above is installed",
+            "  the config is written, but the hub cannot start until the above is fixed",
             file=sys.stderr,
         )
         return EXIT_MISSING

@@ -11,12 +11,11 @@ Settings that a 30-learner class on 2 cores needs (measured, issue 15):
 * matplotlib's font cache is built once for every learner (`runtime.matplotlib_dir`), and the
   hub's open-file limit raised for the proxy's connections (`runtime.raise_open_files_limit`);
 * ``--KernelManager.transport=ipc``: with TCP ports one kernel in 150 died of
-  ``Address already in use``; with IPC sockets none did;
-* ``--allow-root`` only when the hub runs as root (otherwise the single-user server refuses to
-  start, and the hub notices only after the timeout).
+  ``Address already in use``; with IPC sockets none did.
 
-Every learner's server runs as the user who starts the hub (``SimpleLocalProcessSpawner``):
-see docs/hub.md for what that does not isolate.
+Every learner's server runs as the user who starts the hub (``SimpleLocalProcessSpawner``), in a
+bubblewrap sandbox of its own (`confinement`), never with the ``--allow-root`` it needed when
+the hub runs as root: see docs/hub.md for what that does not isolate.
 
 Introduced in: docs/hub.md
 """
@@ -77,6 +76,9 @@ class HubSettings:
     hub_port: int = 8081  # the hub's own port, on 127.0.0.1 (JupyterHub's default)
     proxy_api_port: int = 8001  # the proxy's control port, on 127.0.0.1 (JupyterHub's default)
     spawn_timeout: int = SPAWN_TIMEOUT  # seconds a learner's server may take to start
+    # More folders learners' servers may read, beyond the course and its environment (an
+    # nbgitpuller export kept under /tmp, which their sandbox's private /tmp would hide).
+    readable: tuple[Path, ...] = ()
 
     def resolved(self) -> HubSettings:
         return HubSettings(
@@ -92,6 +94,7 @@ class HubSettings:
             hub_port=self.hub_port,
             proxy_api_port=self.proxy_api_port,
             spawn_timeout=self.spawn_timeout,
+            readable=tuple(p.resolve() for p in self.readable),
         )
 
     @property
@@ -103,7 +106,11 @@ class HubSettings:
 def render(settings: HubSettings) -> str:
     """The text of ``jupyterhub_config.py`` for `settings` (secrets are read from files)."""
     s = settings.resolved()
-    names = learner_names(s.prefix, s.users)
+    return _head(s) + _learners(s) + _instructor()
+
+
+def _head(s: HubSettings) -> str:
+    """Where everything is, and where learners connect."""
     written = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return f'''\
 # JupyterHub for the MCP tool-annotations course: one machine, {s.users} learners.
@@ -111,12 +118,14 @@ def render(settings: HubSettings) -> str:
 #     {s.venv_bin / "jupyterhub"} -f {s.hub_dir / CONFIG_NAME}
 # then start every learner's server with `python -m course_tools hub prestart` (docs/hub.md).
 #
-# Every learner's server runs as the user who starts the hub (SimpleLocalProcessSpawner):
-# learners are not isolated from each other. Fine for a class on a throwaway machine; see
-# docs/hub.md for when to use a real spawner instead.
+# Every learner's server runs as the user who starts the hub, in a bubblewrap sandbox where the
+# machine is read-only and only their own home is writable; learners still share one Unix user.
+# See docs/hub.md for what that does not isolate, and when to use a real spawner instead.
 import os
 from pathlib import Path
 
+from course_tools.hub.confinement import Unconfined, find_bwrap, hidden_paths, refuse_unconfined
+from course_tools.hub.confinement import shown_trees
 from course_tools.hub.content import seed_home as copy_learner_files
 from course_tools.hub.runtime import kernel_runtime_dir, matplotlib_dir, raise_open_files_limit
 
@@ -124,7 +133,7 @@ HERE = Path(__file__).resolve().parent
 COURSE = Path({str(s.course)!r})  # homes are seeded with its notebooks/ and exercises/
 HOMES = {str(s.homes)!r}  # one folder per learner
 VENV_BIN = {str(s.venv_bin)!r}  # the course's environment: jupyterhub-singleuser, kernels
-LEARNERS = {names!r}
+LEARNERS = {learner_names(s.prefix, s.users)!r}
 
 c = get_config()  # noqa: F821 (JupyterHub provides get_config)
 
@@ -147,12 +156,24 @@ c.ConfigurableHTTPProxy.pid_file = str(HERE / "jupyterhub-proxy.pid")
 c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = (HERE / {PASSWORD_NAME!r}).read_text().strip()
 c.Authenticator.allowed_users = set(LEARNERS)
+'''
 
-# Learners' servers: processes of this user, one home folder each.
-c.JupyterHub.spawner_class = "simple"
+
+def _learners(s: HubSettings) -> str:
+    """Learners' servers: confined, one home each, and checked before the hub starts."""
+    return f'''
+# Learners' servers: processes of this user, one home folder each, each in its own sandbox.
+c.JupyterHub.spawner_class = "course_tools.hub.spawner.CourseSpawner"
 c.SimpleLocalProcessSpawner.home_dir_template = HOMES + "/{{username}}"
+c.CourseSpawner.bwrap = find_bwrap()
+c.CourseSpawner.homes = HOMES
+c.CourseSpawner.hidden = hidden_paths(COURSE, HERE)
+# Shown again inside the hidden hub folder, writes kept private: the shared font cache and
+# the learners' Jupyter config (below).
+c.CourseSpawner.overlaid = [str(matplotlib_dir(HERE)), str(HERE / {LAB_CONFIG_DIR!r})]
+c.CourseSpawner.shown = shown_trees(COURSE, Path(VENV_BIN)) + {[str(p) for p in s.readable]!r}
 # jupyterhub-singleuser, minus an import of 2 CPU-s per server that nothing uses.
-c.Spawner.cmd = [VENV_BIN + "/python", "-m", "course_tools.hub.singleuser"]
+c.CourseSpawner.server_cmd = [VENV_BIN + "/python", "-m", "course_tools.hub.singleuser"]
 c.Spawner.args = [
     # IPC sockets: TCP kernel ports collide when 30 kernels start at once.
     "--KernelManager.transport=ipc",
@@ -171,8 +192,6 @@ c.Spawner.environment = {{
     # JupyterLab's page config for learners: no build check (labconfig/page_config.json).
     "JUPYTER_CONFIG_PATH": str(HERE / {LAB_CONFIG_DIR!r}),
 }}
-if os.geteuid() == 0:  # the single-user server refuses to run as root without it
-    c.Spawner.args.append("--allow-root")
 # Servers starting at once share the cores; JupyterHub's default 30 s failed 30 of them.
 c.Spawner.http_timeout = {s.spawn_timeout}
 c.Spawner.start_timeout = {s.spawn_timeout}
@@ -186,6 +205,19 @@ def seed_home(spawner):
 
 c.Spawner.pre_spawn_hook = seed_home
 
+# The hub does not start unless, in a learner's sandbox, nothing of the course, its environment
+# or its Python can be written: what you grade with stays yours.
+try:
+    refuse_unconfined(
+        c.CourseSpawner.bwrap, c.CourseSpawner.shown, homes=HOMES, hidden=c.CourseSpawner.hidden
+    )
+except Unconfined as problem:
+    raise SystemExit(f"{{__file__}}: the hub does not start: {{problem}}") from None
+'''
+
+
+def _instructor() -> str:
+    return f'''
 # The instructor's API token (in the file {TOKEN_NAME}): prestart, and the benchmark's learners.
 c.JupyterHub.services = [
     {{"name": {SERVICE_NAME!r}, "api_token": (HERE / {TOKEN_NAME!r}).read_text().strip()}},

@@ -57,6 +57,15 @@ ORDER = [
     "notebooks/06_beyond_hints",
     "book/glossary",
     "docs/instructor",
+    "docs/grading",
+    "docs/hub",
+    "docs/connect",
+    "docs/inspect",
+    "docs/measure",
+    "docs/book",
+    "docs/benchmarks",
+    "docs/contributing",
+    "docs/conventions",
 ]
 EXTRA_PAGES = ["genindex", "search"]
 LAPTOP, PHONE = (1280, 900), (390, 844)

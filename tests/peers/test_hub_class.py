@@ -62,6 +62,7 @@ def settings(tmp_path_factory):
         hub_port=free_port(),
         proxy_api_port=free_port(),
         users=LEARNERS,
+        readable=(base / "mcp-learners",),  # the export below: its sandbox's /tmp would hide it
     )
     write(hub)
     return hub
@@ -82,7 +83,7 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     solved = json.loads((ROOT / "solutions" / f"{EXERCISE}.ipynb").read_text())
     exercise_path = f"exercises/{EXERCISE}.ipynb"
 
-    distribution = tmp_path / "mcp-learners"
+    distribution = settings.readable[0]
     export(ROOT, distribution)
 
     async def class_work(url: str, token: str):

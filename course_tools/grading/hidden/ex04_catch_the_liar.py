@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.audit import SideEffect, check_behaviour
-from course_lib.exercises.content import LIAR
+from course_lib.exercises.content import HONEST_TOOLS, LIAR
 from course_lib.feedback import contradiction_hint
 
 from ..cases import Case, Exercise
@@ -104,8 +104,16 @@ def _no_false_alarm(value: Any) -> str | None:
     names = canonical_names(value)
     if not names:
         return "LIARS is empty"
-    wrong = sorted(names - {LIAR})
-    return f"false alarms: {wrong}" if wrong else None
+    wrong = names - {LIAR}
+    if not wrong:
+        return None
+    # Shown to the learner: only the session's own tool names, never the answer's other text.
+    named = sorted(wrong & HONEST_TOOLS)
+    others = len(wrong) - len(named)
+    message = f"false alarms: {named}" if named else "false alarms"
+    if others:
+        message += f" and {others} name{'s' if others > 1 else ''} that no tool of the session has"
+    return message
 
 
 CASES = [
