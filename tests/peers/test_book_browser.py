@@ -61,6 +61,7 @@ ORDER = [
     "docs/hub",
     "docs/connect",
     "docs/inspect",
+    "docs/inspect-real-servers",
     "docs/measure",
     "docs/book",
     "docs/benchmarks",
