@@ -56,6 +56,7 @@ ORDER = [
     "exercises/04_catch_the_liar",
     "notebooks/06_beyond_hints",
     "book/glossary",
+    "book/census",
     "docs/instructor",
     "docs/grading",
     "docs/hub",
