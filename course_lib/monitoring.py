@@ -288,7 +288,7 @@ _AUTHORISED = (
 
 
 def share(count: int, total: int) -> float:
-    """`count` of `total` as a fraction; NaN ("no data") when there is nothing to count."""
+    """`count` of `total` as a fraction; NaN ("no data") when `total` is 0."""
     return count / total if total else math.nan
 
 
@@ -296,7 +296,8 @@ def share(count: int, total: int) -> float:
 # equal). `calls` are the log's tools/call rows; `listings` its tools/list rows, oldest first.
 def writes_by_read_only_tools(calls: pd.DataFrame) -> int:
     """Calls of a tool declared read-only that the audit saw change state: 0."""
-    return int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
+    lied = calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)
+    return int(lied.sum())
 
 
 def unconfirmed_sensitive_share(calls: pd.DataFrame) -> float:

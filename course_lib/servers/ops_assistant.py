@@ -71,7 +71,7 @@ class Forbidden(ToolError):
 
 # The server's rule, as lesson 06 shows it in a cell (tests/test_saved_cells.py keeps them equal).
 def scope_allows(scopes: list[str], environment: str) -> bool:
-    """Server-side authorisation: deleting needs logs:delete:<environment> in the token."""
+    """Server-side authorisation: deleting needs the logs:delete:<environment> scope."""
     return f"logs:delete:{environment}" in scopes or "logs:delete:*" in scopes
 
 
