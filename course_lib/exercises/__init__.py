@@ -33,12 +33,12 @@ def check(part: str, answer: Any) -> CheckResult:
     try:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
-            print(f"❌ There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
+            print(f"{Status.FAILED.label} There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
             return CheckResult(str(part), Status.FAILED)
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
-            f"❌ The check itself failed ({type(exc).__name__}: {exc}); "
+            f"{Status.FAILED.label} The check itself failed ({type(exc).__name__}: {exc}); "
             "please tell your instructor."
         )
         return CheckResult(str(part), Status.FAILED)
