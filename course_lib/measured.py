@@ -30,6 +30,16 @@ __all__ = [
 ]
 
 
+SHORT_OUTCOMES = {
+    Outcome.RAN: "RAN",
+    Outcome.ASK: "ASK",
+    Outcome.ASK_HEADLESS: "ASK-H",
+    Outcome.DENY: "DENY",
+    Outcome.HIDDEN: "HIDDEN",
+}
+"""How each outcome is shown in a table: ``ASK-H`` would have asked, but a headless run cannot."""
+
+
 @dataclass(frozen=True)
 class Result:
     """What happened to one tool's call: its outcome, and the classifier's answer if asked."""
@@ -40,7 +50,7 @@ class Result:
     )
 
     def short(self) -> str:
-        word = self.outcome.name
+        word = SHORT_OUTCOMES[self.outcome]
         return f"{word}*" if self.classifier else word
 
     def to_json(self) -> dict[str, Any]:

@@ -61,6 +61,7 @@ class Outcome(str, Enum):
 
     RAN = "ran"  # it ran without asking anyone
     ASK = "asked"  # the user (the permission-prompt tool) was asked
+    ASK_HEADLESS = "would ask"  # it needed the user, but a headless run cannot ask: it failed
     DENY = "denied"  # it was refused without asking
     HIDDEN = "hidden"  # the tool was removed from the tools the model is offered
 
