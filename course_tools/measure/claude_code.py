@@ -68,6 +68,9 @@ def _rule_sets() -> dict[str, dict[str, Any]]:
         "deny": {"deny": PROFILE_TOOLS},
         "allow mcp__profiles": {"allow": ["mcp__profiles"]},
         "allow mcp__profiles__*": {"allow": ["mcp__profiles__*"]},
+        # two rules on one tool: which list wins (the documented order is deny > ask > allow)
+        "allow and ask": {"allow": PROFILE_TOOLS, "ask": PROFILE_TOOLS},
+        "ask and deny": {"ask": PROFILE_TOOLS, "deny": PROFILE_TOOLS},
     }
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 from .adapter import ClientAdapter
 from .claude_code import ClaudeCode
 from .codex import Codex
+from .gemini import Gemini
+from .qwen_code import QwenCode
 
 __all__ = ["ADAPTERS", "NOT_DRIVABLE"]
 
 ADAPTERS: dict[str, ClientAdapter] = {
-    adapter.pin.client: adapter for adapter in (ClaudeCode(), Codex())
+    adapter.pin.client: adapter for adapter in (ClaudeCode(), Codex(), Gemini(), QwenCode())
 }
 """The adapters, by client name (``claude-code``, ``codex``, ...)."""
 

@@ -104,6 +104,7 @@ class StandIn:
         self._token = token.encode()
         self._log = _Log()
         self._ids = 0
+        self._results: set[str] = set()
         self._id_lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -119,7 +120,7 @@ class StandIn:
             def do_GET(self) -> None:  # noqa: N802
                 if stand_in.authorised(self):
                     stand_in._log.add(kind="http", method="GET", path=self.path[:200])
-                    self.send(404, "application/json", b'{"error": "not found"}')
+                    self.send(*stand_in.get(self.path))
 
             def do_HEAD(self) -> None:  # noqa: N802
                 self.send(404, "application/json", b"")
@@ -179,6 +180,14 @@ class StandIn:
     def add_event(self, **event: Any) -> None:
         self._log.add(**event)
 
+    def add_result(self, tool_use_id: str, text: str) -> None:
+        """Log the result the model was sent for call `tool_use_id` (once, however often resent)."""
+        with self._id_lock:
+            if tool_use_id in self._results:
+                return
+            self._results.add(tool_use_id)
+        self._log.add(kind="result", tool_use_id=tool_use_id, text=text[:500])
+
     def new_id(self, prefix: str) -> str:
         with self._id_lock:
             self._ids += 1
@@ -208,6 +217,10 @@ class StandIn:
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, bytes]:
         raise NotImplementedError
+
+    def get(self, path: str) -> tuple[int, str, bytes]:
+        """The answer to a GET (404 unless a subclass knows the path)."""
+        return 404, "application/json", b'{"error": "not found"}'
 
     def __enter__(self) -> StandIn:
         self._thread.start()
