@@ -24,7 +24,7 @@ from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run, Workspace
 from .gemini_standin import GeminiStandIn
-from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env
+from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env, startup
 from .process import run_contained
 from .servers import MeasurementServers
 from .standin import Script
@@ -54,7 +54,6 @@ priority = 900
 SETTINGS: dict[str, dict[str, Any]] = {
     "none": {},
     "trust": {"trust": True},
-    "trust, folder not trusted": {"trust": True, "folder_trust": True},
     "policy: allow readOnlyHint": {"policy": _POLICY_ALLOW_READ_ONLY},
     "policy: deny destructiveHint": {"policy": _POLICY_DENY_DESTRUCTIVE},
 }
@@ -112,7 +111,13 @@ class Gemini(ClientAdapter):
         return {m: f"gemini --approval-mode {m} -p PROMPT" for m in self.modes("")}
 
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "yolo")}
+        untrusted = {"trust": True, "folder_trust": True}
+        return {
+            "concurrency": concurrency(self, cli, servers, "yolo"),
+            "folder trust on, folder not trusted (trusted server, yolo)": startup(
+                self, cli, servers, "yolo", untrusted
+            ),
+        }
 
     def run_turn(
         self,

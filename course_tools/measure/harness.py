@@ -34,6 +34,7 @@ from typing import Any
 
 from course_lib.measured import Cell, Measurement, Result
 from course_lib.permissions import Outcome
+from course_lib.safe_text import printable
 
 from .adapter import ClientAdapter, Run, Workspace
 from .errors import MeasureError
@@ -55,6 +56,7 @@ __all__ = [
     "measure_cells",
     "require_turns",
     "scratch_env",
+    "startup",
     "workspace",
 ]
 
@@ -257,6 +259,31 @@ def concurrency(
         gap = round(abs(spans[a][0] - spans[b][0]), 1)
         report[label] = {"tools": [a, b], "concurrent": overlap, "start_gap_seconds": gap}
     return report
+
+
+def startup(
+    adapter: ClientAdapter,
+    cli: str,
+    servers: MeasurementServers,
+    mode: str,
+    setting: dict[str, Any],
+) -> dict[str, Any]:
+    """Run once with `setting` and say whether the CLI got as far as the model, and if not why.
+
+    For a setting under which a CLI refuses to start at all (an untrusted folder), which is a
+    finding, not a cell.
+    """
+    try:
+        run = _one_run(adapter, cli, servers, mode, setting, Script.one_per_turn(PLAN))
+    except MeasureError as exc:
+        lines = [line.strip() for line in str(exc).splitlines()[1:] if line.strip()]
+        said = printable(lines[0], limit=200) if lines else ""
+        return {"reached the model": False, "said": said}
+    return {"reached the model": True, "results": _shorts(classify(run, PLAN))}
+
+
+def _shorts(results: dict[str, Result]) -> dict[str, str]:
+    return {tool: result.short() for tool, result in results.items()}
 
 
 def _profiles_record() -> list[dict[str, Any]]:

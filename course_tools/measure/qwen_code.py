@@ -23,7 +23,7 @@ from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run, Workspace
 from .chat_standin import ChatStandIn
-from .harness import PROMPT, concurrency, require_turns, scratch_env
+from .harness import PROMPT, concurrency, require_turns, scratch_env, startup
 from .process import run_contained
 from .servers import MeasurementServers
 from .standin import Script
@@ -34,7 +34,6 @@ MODES = ["default", "auto-edit", "plan", "yolo", "auto"]
 SETTINGS: dict[str, dict[str, Any]] = {
     "none": {},
     "trust": {"trust": True},
-    "trust, folder not trusted": {"trust": True, "folder_trust": True},
 }
 
 
@@ -81,7 +80,13 @@ class QwenCode(ClientAdapter):
         return {m: f"qwen --approval-mode {m} -p PROMPT" for m in MODES}
 
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "yolo")}
+        untrusted = {"trust": True, "folder_trust": True}
+        return {
+            "concurrency": concurrency(self, cli, servers, "yolo"),
+            "folder trust on, folder not trusted (trusted server, yolo)": startup(
+                self, cli, servers, "yolo", untrusted
+            ),
+        }
 
     def run_turn(
         self,

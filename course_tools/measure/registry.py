@@ -8,13 +8,17 @@ from __future__ import annotations
 from .adapter import ClientAdapter
 from .claude_code import ClaudeCode
 from .codex import Codex
+from .copilot import Copilot
 from .gemini import Gemini
+from .kilo import Kilo
+from .opencode import Opencode
 from .qwen_code import QwenCode
 
 __all__ = ["ADAPTERS", "NOT_DRIVABLE"]
 
 ADAPTERS: dict[str, ClientAdapter] = {
-    adapter.pin.client: adapter for adapter in (ClaudeCode(), Codex(), Gemini(), QwenCode())
+    adapter.pin.client: adapter
+    for adapter in (ClaudeCode(), Codex(), Gemini(), QwenCode(), Opencode(), Kilo(), Copilot())
 }
 """The adapters, by client name (``claude-code``, ``codex``, ...)."""
 

@@ -1,0 +1,101 @@
+"""Measure GitHub Copilot CLI: its modes x its tool allow and deny lists, bring-your-own-key.
+
+Copilot CLI (``copilot -p``) runs offline with no GitHub login (``COPILOT_OFFLINE=true``)
+against the OpenAI-compatible stand-in (``COPILOT_PROVIDER_*``, the key the measurement's
+secret), with its state in a private ``COPILOT_HOME``. The measurement servers are given for
+the session with ``--additional-mcp-config`` (the secret as a header), the built-in GitHub
+servers off. The binary unpacks its JavaScript on the first run. Modes: plain ``-p``,
+``--plan``, ``--autopilot`` and ``--allow-all-tools``; settings: ``--allow-tool`` and
+``--deny-tool`` for the whole profiles server.
+
+Introduced in: docs/measure.md; results in docs/clients.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .adapter import ClientAdapter, Pin, Run, Workspace
+from .chat_standin import ChatStandIn
+from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env
+from .process import run_contained
+from .servers import MeasurementServers
+from .standin import Script
+
+__all__ = ["Copilot"]
+
+MODES = {
+    "prompt": [],
+    "plan": ["--plan"],
+    "autopilot": ["--autopilot"],
+    "allow-all-tools": ["--allow-all-tools"],
+}
+SETTINGS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "--allow-tool profiles": {"args": ["--allow-tool", "profiles"]},
+    "--deny-tool profiles": {"args": ["--deny-tool", "profiles"]},
+}
+
+
+def wire_names(servers: MeasurementServers) -> dict[str, str]:
+    """Copilot CLI's name for each planned tool: ``SERVER-TOOL``."""
+    return {
+        f"{server}-{tool}": planned
+        for planned in PLAN
+        for _, server, tool in [planned.split("__", 2)]
+        if server in servers.names
+    }
+
+
+class Copilot(ClientAdapter):
+    """GitHub Copilot CLI (``copilot -p``), bring-your-own-key, offline."""
+
+    pin = Pin("copilot", "GitHub Copilot CLI", "@github/copilot", "1.0.102", "copilot", "copilot")
+    headless_phrases = ("non-interactive", "cannot prompt", "no interactive", "not approved")
+    environment = {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_TYPE": "openai"}
+
+    def modes(self, cli: str) -> list[str]:
+        return list(MODES)
+
+    def settings(self) -> dict[str, dict[str, Any]]:
+        return SETTINGS
+
+    def mode_commands(self) -> dict[str, str]:
+        return {m: " ".join(["copilot -p PROMPT", *a]) for m, a in MODES.items()}
+
+    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+        return {"concurrency": concurrency(self, cli, servers, "allow-all-tools")}
+
+    def run_turn(
+        self,
+        cli: str,
+        servers: MeasurementServers,
+        work: Workspace,
+        mode: str,
+        setting: dict[str, Any],
+        script: Script,
+    ) -> Run:
+        mcp = {
+            name: {"type": "http", "url": servers.url(name), "headers": servers.headers}
+            for name in servers.names
+        }
+        for server in mcp.values():
+            server["tools"] = ["*"]
+        mark = servers.mark()
+        names = wire_names(servers)
+        with ChatStandIn(script, token=servers.token, wire_names=names) as stand_in:
+            env = scratch_env(work.home)
+            env.update(
+                self.environment,
+                COPILOT_HOME=str(work.home / ".copilot"),
+                COPILOT_PROVIDER_BASE_URL=f"{stand_in.url}/v1",
+                COPILOT_PROVIDER_API_KEY=servers.token,
+                COPILOT_MODEL="stand-in",
+            )
+            args = [cli, "-p", PROMPT, "--no-auto-update", "--disable-builtin-mcps"]
+            args += ["--additional-mcp-config", json.dumps({"mcpServers": mcp})]
+            args += [*MODES[mode], *setting.get("args", [])]
+            finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
+            events = stand_in.events
+        return require_turns(Run(events, servers.calls_since(mark), finished), f"copilot ({mode})")
