@@ -1,0 +1,83 @@
+"""Measure Cline CLI: act and plan mode, with auto-approval on (its default) and off.
+
+Cline (``cline --json PROMPT``) is configured in the private HOME with its own commands:
+``cline auth`` points the ``openai`` provider at the stand-in (its key the measurement's
+secret), and ``cline mcp add NAME --transport streamable-http URL --header ... --yes`` adds
+each measurement server (the secret as a header). Cline offers an MCP tool to the model as
+``mcp__SERVER__TOOL``. It leaves a detached ``--cline-hub-daemon``
+behind, which the contained run kills (`process.run_contained`).
+
+Introduced in: docs/measure.md; results in docs/clients.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .adapter import ClientAdapter, Pin, Run, Workspace
+from .chat_standin import ChatStandIn
+from .errors import MeasureError
+from .harness import PROMPT, concurrency, require_turns, scratch_env
+from .process import run_contained
+from .servers import MeasurementServers
+from .standin import Script
+
+__all__ = ["Cline"]
+
+MODES = {
+    "act": [],
+    "act, auto-approve false": ["--auto-approve", "false"],
+    "plan": ["--plan"],
+    "plan, auto-approve false": ["--plan", "--auto-approve", "false"],
+}
+
+
+class Cline(ClientAdapter):
+    """Cline CLI (``cline --json``), act and plan, auto-approve on and off."""
+
+    pin = Pin("cline", "Cline CLI", "cline", "3.0.65", "cline", "cline")
+    headless_phrases = ("non-interactive", "cannot prompt", "no interactive", "not approved")
+
+    def modes(self, cli: str) -> list[str]:
+        return list(MODES)
+
+    def mode_commands(self) -> dict[str, str]:
+        return {m: " ".join(["cline --json", *a, "PROMPT"]) for m, a in MODES.items()}
+
+    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+        return {"concurrency": concurrency(self, cli, servers, "act")}
+
+    def _setup(self, cli: str, servers: MeasurementServers, work: Workspace, url: str) -> None:
+        env = scratch_env(work.home)
+        commands = [[cli, "auth", "-p", "openai", "-k", servers.token, "-b", f"{url}/v1"]]
+        commands[0] += ["-m", "stand-in"]
+        for name in servers.names:
+            header = f"Authorization: Bearer {servers.token}"
+            commands.append(
+                [cli, "mcp", "add", name, "--transport", "streamable-http", servers.url(name)]
+                + ["--header", header, "--yes"]
+            )
+        for command in commands:
+            done = run_contained(command, cwd=work.project, env=env, timeout=120)
+            if done.returncode != 0:
+                raise MeasureError(
+                    f"cline {command[1]} failed (exit {done.returncode}): {done.tail(600)}"
+                )
+
+    def run_turn(
+        self,
+        cli: str,
+        servers: MeasurementServers,
+        work: Workspace,
+        mode: str,
+        setting: dict[str, Any],
+        script: Script,
+    ) -> Run:
+        mark = servers.mark()
+        with ChatStandIn(script, token=servers.token) as stand_in:
+            self._setup(cli, servers, work, stand_in.url)
+            env = scratch_env(work.home)
+            args = [cli, "--json", *MODES[mode], PROMPT]
+            finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
+            events = stand_in.events
+        return require_turns(Run(events, servers.calls_since(mark), finished), f"cline ({mode})")
