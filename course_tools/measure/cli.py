@@ -71,6 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument(
+        "--connections",
+        action="store_true",
+        help=(
+            "run one cell under strace and list every address outside 127.0.0.1 the CLI tried "
+            "to reach (needs strace)"
+        ),
+    )
+    parser.add_argument(
         "--compare",
         action="store_true",
         help=(
@@ -170,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.settings is not None:
         return _run_settings(cli, args, progress)
+    if args.connections:
+        return _run_connections(adapter, cli, args)
     try:
         m = measure(adapter, cli, repeats=args.repeat, modes=args.modes, progress=progress)
     except (MeasureError, OSError) as exc:
@@ -180,6 +190,30 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(m.to_json(), indent=1) if args.json else render(m))
     status = 0 if all(c.repeats_agree for c in m.cells) else 5
     return _compare(m) if args.compare else status
+
+
+def _run_connections(adapter: Any, cli: str, args: argparse.Namespace) -> int:
+    """Print, as JSON, the outside addresses the CLI tried in one run of its first mode."""
+    from .connections import outside_connections
+
+    mode = (args.modes or adapter.modes(cli))[0]
+    try:
+        version = adapter.version(cli)
+        tried = outside_connections(adapter, cli, mode)
+    except (MeasureError, OSError) as exc:
+        print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
+        return 4
+    print(
+        json.dumps(
+            {
+                "client": adapter.pin.client,
+                "version": version,
+                "mode": mode,
+                "outside 127.0.0.1": tried,
+            }
+        )
+    )
+    return 0
 
 
 def _compare(m: Measurement) -> int:

@@ -3,7 +3,8 @@
 Continue (``cn --config config.yaml -p PROMPT``) reads one YAML file written in the private
 project folder: the stand-in as an ``openai`` model (``apiBase``, its key the measurement's
 secret) and the measurement servers as ``streamable-http`` MCP servers (the secret as a
-header). It offers an MCP tool to the model by the tool's own name. Its permission flags ``--allow``, ``--ask`` and ``--exclude`` name tools; ``--ask``
+header). It offers an MCP tool to the model by the tool's own name. Its permission flags
+``--allow``, ``--ask`` and ``--exclude`` name tools; ``--ask``
 for every measurement tool is the rule setting measured.
 
 Introduced in: docs/measure.md; results in docs/clients.md.

@@ -277,7 +277,8 @@ def startup(
         run = _one_run(adapter, cli, servers, mode, setting, Script.one_per_turn(PLAN))
     except MeasureError as exc:
         lines = [line.strip() for line in str(exc).splitlines()[1:] if line.strip()]
-        said = printable(lines[0], limit=200) if lines else ""
+        telling = [line for line in lines if "trust" in line.lower()] or lines
+        said = printable(telling[0], limit=200) if telling else ""
         return {"reached the model": False, "said": said}
     return {"reached the model": True, "results": _shorts(classify(run, PLAN))}
 

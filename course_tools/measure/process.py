@@ -21,16 +21,21 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from course_lib.server_process import kill_server_group, orphans_killed
 
-__all__ = ["OUTPUT_TAIL_BYTES", "Finished", "OutputTail", "run_contained"]
+__all__ = ["COMMAND_PREFIX", "OUTPUT_TAIL_BYTES", "Finished", "OutputTail", "run_contained"]
 
 OUTPUT_TAIL_BYTES = 262_144
 """What is kept of each of a CLI's output streams: its last bytes, never the whole stream."""
+
+
+COMMAND_PREFIX: ContextVar[tuple[str, ...]] = ContextVar("measure_command_prefix", default=())
+"""A command every contained run is started under (``strace ...`` when tracing connections)."""
 
 
 class OutputTail:
@@ -94,7 +99,7 @@ def run_contained(
     started = time.monotonic()
     with orphans_killed():
         process = subprocess.Popen(
-            list(args),
+            [*COMMAND_PREFIX.get(), *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
