@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run, Workspace
-from .harness import PROMPT, require_turns, scratch_env
+from .harness import PROMPT, combinations, require_turns, scratch_env
 from .process import run_contained
 from .responses_standin import ResponsesStandIn
 from .servers import MeasurementServers
@@ -56,9 +56,15 @@ class Codex(ClientAdapter):
     """The Codex CLI (``codex exec``), whose approval policy in exec mode is "never"."""
 
     pin = Pin("codex", "Codex CLI", "@openai/codex", "0.171.0", "codex", "codex", node="16")
+    # exec's approval policy is "never": a call that needs approval fails with this text
+    headless_phrases = ("approval policy is never",)
 
     def modes(self, cli: str) -> list[str]:
         return list(CODEX_MODES)
+
+    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+        """What ``codex exec`` does with each of the 81 hint combinations."""
+        return {"combinations (exec)": combinations(self, cli, "exec")}
 
     def mode_commands(self) -> dict[str, str]:
         return {m: " ".join(["codex exec", *a]) for m, a in CODEX_MODES.items()}

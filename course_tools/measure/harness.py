@@ -39,7 +39,7 @@ from course_lib.safe_text import printable
 from .adapter import ClientAdapter, Run, Workspace
 from .errors import MeasureError
 from .process import run_contained
-from .profiles import OTHER_TOOL, PROFILES
+from .profiles import OTHER_TOOL, PROFILES, combination_tools
 from .servers import MeasurementServers
 from .standin import Script
 
@@ -51,6 +51,7 @@ __all__ = [
     "Progress",
     "classify",
     "cli_version",
+    "combinations",
     "concurrency",
     "measure",
     "measure_cells",
@@ -281,6 +282,21 @@ def startup(
         said = printable(telling[0], limit=200) if telling else ""
         return {"reached the model": False, "said": said}
     return {"reached the model": True, "results": _shorts(classify(run, PLAN))}
+
+
+def combinations(
+    adapter: ClientAdapter, cli: str, mode: str, setting: dict[str, Any] | None = None
+) -> dict[str, str]:
+    """What `mode` does with each of the 81 hint combinations (tool ``c_RDIO``, see
+    `profiles.combination_tools`), from one run against the ``combinations`` server."""
+    tools = [f"mcp__combinations__{name}" for name in combination_tools()]
+    with (
+        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
+        MeasurementServers(Path(folder), ("combinations",)) as servers,
+    ):
+        chosen = adapter.settings()["none"] if setting is None else setting
+        run = _one_run(adapter, cli, servers, mode, chosen, Script.one_per_turn(tools))
+    return _shorts(classify(run, tools, adapter.headless_phrases))
 
 
 def _shorts(results: dict[str, Result]) -> dict[str, str]:

@@ -47,6 +47,7 @@ __all__ = [
     "Profile",
     "RequireToken",
     "build",
+    "combination_tools",
     "file_ops_tools",
     "read_log",
 ]
@@ -184,6 +185,28 @@ def _file_ops_twin(log: Path) -> MCPServer:
     return server
 
 
+_VALUES = {"t": True, "f": False, "a": None}
+COMBINATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def combination_tools() -> dict[str, dict[str, bool]]:
+    """The 81 combinations of the four hints (each true, false or absent), by tool name.
+
+    A name spells the four values in order, ``t``/``f``/``a``: ``c_tfat`` declares
+    ``readOnlyHint: true``, ``destructiveHint: false``, no ``idempotentHint`` and
+    ``openWorldHint: true``.
+    """
+    tools = {}
+    for r in "tfa":
+        for d in "tfa":
+            for i in "tfa":
+                for o in "tfa":
+                    values = zip(COMBINATION_HINTS, (r, d, i, o))
+                    hints = {k: _VALUES[v] for k, v in values if _VALUES[v] is not None}
+                    tools[f"c_{r}{d}{i}{o}"] = {k: bool(v) for k, v in hints.items()}
+    return tools
+
+
 def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
     """Build the ``profiles``, ``other``, ``file-ops`` (logging twin) or ``gate`` server.
 
@@ -199,6 +222,11 @@ def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
         return server
     if name == "file-ops":
         return _file_ops_twin(log)
+    if name == "combinations":
+        server = MCPServer("combinations", log_level="WARNING")
+        for tool, hints in combination_tools().items():
+            _add_call_tool(server, log, tool, ToolAnnotations.model_validate(hints))
+        return server
     if name == "other":
         server = MCPServer("other", log_level="WARNING")
         _add_call_tool(
@@ -224,7 +252,9 @@ def build(name: str, log: Path, *, gate_answer: str = "deny") -> MCPServer:
 
         server.add_tool(approve, name=GATE_TOOL, structured_output=False)
         return server
-    raise ValueError(f"unknown measurement server {name!r}: use profiles, other, file-ops or gate")
+    raise ValueError(
+        f"unknown measurement server {name!r}: use profiles, other, file-ops, gate or combinations"
+    )
 
 
 TOKEN_VARIABLE = "MEASURE_TOKEN"
@@ -293,7 +323,7 @@ def serve_on_socket(server: MCPServer, fd: int, token: str, log: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course_tools.measure.profiles")
-    parser.add_argument("name", choices=["profiles", "other", "file-ops", "gate"])
+    parser.add_argument("name", choices=["profiles", "other", "file-ops", "gate", "combinations"])
     parser.add_argument("--log", required=True, type=Path)
     parser.add_argument("--gate-answer", default="deny", choices=["allow", "deny"])
     parser.add_argument(

@@ -26,21 +26,13 @@ class ResponsesStandIn(StandIn):
             return 404, "application/json", b'{"error": {"message": "not found"}}'
         offered = _openai_tool_names(body.get("tools") or [])
         called: set[str] = set()
-        seen_results: set[str] = set()
         for item in body.get("input") or []:
             if not isinstance(item, dict):
                 continue
             if item.get("type") == "function_call":
                 called.add(_openai_call_name(item))
-            elif (
-                item.get("type") == "function_call_output"
-                and item.get("call_id") not in seen_results
-            ):
-                seen_results.add(str(item.get("call_id")))
-                output = item.get("output")
-                self.add_event(
-                    kind="result", tool_use_id=item.get("call_id"), text=json.dumps(output)[:500]
-                )
+            elif item.get("type") == "function_call_output":
+                self.add_result(str(item.get("call_id")), json.dumps(item.get("output")))
         self.add_event(kind="turn", offered=sorted(offered))
         turn = self.next_turn(set(offered), called)
         response_id = self.new_id("resp_standin")
