@@ -13,9 +13,11 @@ Introduced in: docs/measure.md.
 
 from __future__ import annotations
 
+import re
 import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,17 @@ class ClientAdapter(ABC):
     def mode_commands(self) -> dict[str, str]:
         """How each mode is chosen on the command line, for the record; none by default."""
         return {}
+
+    def tui(self) -> dict[str, re.Pattern[str]] | None:
+        """Screen patterns of the interactive TUI (`course_tools.measure.tui`), if it is driven.
+
+        ``ready``: it waits for a prompt; ``dialog``: an approval dialog is shown; ``done``:
+        the call ran or failed without one; ``start``: the dialog's first line.
+        """
+        return None
+
+    def interactive(
+        self, cli: str, servers: MeasurementServers, work: Workspace, script: Script
+    ) -> AbstractContextManager[tuple[list[str], dict[str, str], Any]]:
+        """Configure `work` for an interactive session; yield (command, environment, stand-in)."""
+        raise NotImplementedError(f"{self.pin.title}'s TUI is not driven")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,20 @@ class ClaudeCode(ClientAdapter):
             "did not connect"
         )
 
+    def _config(self, servers: MeasurementServers, work: Workspace, attempt: str) -> Path:
+        config = work.root / f"mcp{attempt}.json"
+        mcp_servers = {
+            name: {"type": "http", "url": servers.url(name), "headers": servers.headers}
+            for name in servers.names
+        }
+        config.write_text(json.dumps({"mcpServers": mcp_servers}), encoding="utf-8")
+        return config
+
+    def _env(self, work: Workspace, url: str, servers: MeasurementServers) -> dict[str, str]:
+        env = scratch_env(work.home)
+        env.update(CLAUDE_ENV, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY=servers.token)
+        return env
+
     def _run_once(
         self,
         cli: str,
@@ -138,12 +153,7 @@ class ClaudeCode(ClientAdapter):
         script: Script,
         attempt: str = "",
     ) -> Run:
-        config = work.root / f"mcp{attempt}.json"
-        mcp_servers = {
-            name: {"type": "http", "url": servers.url(name), "headers": servers.headers}
-            for name in servers.names
-        }
-        config.write_text(json.dumps({"mcpServers": mcp_servers}), encoding="utf-8")
+        config = self._config(servers, work, attempt)
         args = [cli, "-p", PROMPT, "--output-format", "stream-json", "--verbose"]
         args += ["--mcp-config", str(config), "--strict-mcp-config", "--permission-mode", mode]
         args += ["--permission-prompt-tool", f"mcp__gate__{GATE_TOOL}"]
@@ -153,8 +163,7 @@ class ClaudeCode(ClientAdapter):
             args += ["--settings", str(settings)]
         mark = servers.mark()
         with AnthropicStandIn(script, token=servers.token) as stand_in:
-            env = scratch_env(work.home)
-            env.update(CLAUDE_ENV, ANTHROPIC_BASE_URL=stand_in.url, ANTHROPIC_API_KEY=servers.token)
+            env = self._env(work, stand_in.url, servers)
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         run = require_turns(Run(events, servers.calls_since(mark), finished), f"claude ({mode})")
@@ -166,6 +175,35 @@ class ClaudeCode(ClientAdapter):
                 "was set"
             )
         return run
+
+    def tui(self) -> dict[str, re.Pattern[str]]:
+        return {
+            "ready": re.compile(r"\? for shortcuts"),
+            "dialog": re.compile(r"Do you want to proceed\?"),
+            "done": re.compile(r" ran\b|Did not run|Error"),
+            "start": re.compile(r"^\s*Tool use"),
+        }
+
+    @contextmanager
+    def interactive(
+        self, cli: str, servers: MeasurementServers, work: Workspace, script: Script
+    ) -> Iterator[tuple[list[str], dict[str, str], AnthropicStandIn]]:
+        """`claude` in manual mode (its interactive default is auto mode), onboarding done,
+        the folder trusted and the stand-in's key approved."""
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [servers.token[-20:]], "rejected": []},
+            "projects": {str(work.project): {"hasTrustDialogAccepted": True}},
+        }
+        (work.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+        config = self._config(servers, work, "")
+        args = [cli, "--mcp-config", str(config), "--strict-mcp-config"]
+        args += ["--permission-mode", "manual"]
+        with AnthropicStandIn(script, token=servers.token) as stand_in:
+            env = self._env(work, stand_in.url, servers)
+            env["TERM"] = "xterm-256color"
+            yield args, env, stand_in
 
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
         available = self.modes(cli)

@@ -71,6 +71,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument(
+        "--tui",
+        action="store_true",
+        help=(
+            "drive the interactive TUI in a tmux pseudo-terminal, one profile at a time, and "
+            "record whether an approval dialog appeared and its text (claude-code, copilot, "
+            "gemini); with --out, written into the committed measurement's copy"
+        ),
+    )
+    parser.add_argument(
         "--connections",
         action="store_true",
         help=(
@@ -180,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_settings(cli, args, progress)
     if args.connections:
         return _run_connections(adapter, cli, args)
+    if args.tui:
+        return _run_tui(adapter, cli, args)
     try:
         m = measure(adapter, cli, repeats=args.repeat, modes=args.modes, progress=progress)
     except (MeasureError, OSError) as exc:
@@ -214,6 +225,36 @@ def _run_connections(adapter: Any, cli: str, args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _run_tui(adapter: Any, cli: str, args: argparse.Namespace) -> int:
+    """Measure the interactive dialogs; print them, or add them to a copy of the committed file."""
+    from .harness import PLAN
+    from .tui import dialogs
+
+    try:
+        version = adapter.version(cli)
+        found = dialogs(adapter, cli, PLAN)
+    except (MeasureError, OSError) as exc:
+        print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
+        return 4
+    record = {"version": version, "date": _today(), "dialogs": found}
+    if args.out:
+        try:
+            m = committed(adapter.pin.client, version)
+        except ValueError as exc:
+            print(f"measure-client: {exc}", file=sys.stderr)
+            return 6
+        m.interactive = record
+        m.save(args.out)
+    print(json.dumps(record, indent=1))
+    return 0
+
+
+def _today() -> str:
+    import datetime
+
+    return datetime.date.today().isoformat()
 
 
 def _compare(m: Measurement) -> int:

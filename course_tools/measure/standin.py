@@ -29,13 +29,14 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["FINAL_TEXT", "MAX_BODY_BYTES", "Script", "StandIn", "sse"]
 
 MAX_BODY_BYTES = 50_000_000
 FINAL_TEXT = "Measurement finished."
 _KEY_HEADERS = ("x-api-key", "x-goog-api-key", "api-key")
+_S = TypeVar("_S", bound="StandIn")
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ class StandIn:
         """The answer to a GET (404 unless a subclass knows the path)."""
         return 404, "application/json", b'{"error": "not found"}'
 
-    def __enter__(self) -> StandIn:
+    def __enter__(self: _S) -> _S:
         self._thread.start()
         return self
 
