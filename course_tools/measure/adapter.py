@@ -110,6 +110,7 @@ class ClientAdapter(ABC):
     headless_phrases: tuple[str, ...] = ()
     environment: Mapping[str, str] = {}
     timeout: float = 180.0
+    tui_prompt_typed: bool = True  # the TUI driver types the prompt (else the command has it)
 
     def find(self, given: str | None) -> str | None:
         """The CLI to measure: `given`, else on PATH, else where `.ci/peers` installs it."""

@@ -14,6 +14,9 @@ Introduced in: docs/measure.md; results in docs/clients.md.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run, Workspace
@@ -52,6 +55,7 @@ class Copilot(ClientAdapter):
     """GitHub Copilot CLI (``copilot -p``), bring-your-own-key, offline."""
 
     pin = Pin("copilot", "GitHub Copilot CLI", "@github/copilot", "1.0.102", "copilot", "copilot")
+    tui_prompt_typed = False  # `copilot -i PROMPT` types it
     headless_phrases = ("non-interactive", "cannot prompt", "no interactive", "not approved")
     environment = {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_TYPE": "openai"}
 
@@ -67,6 +71,30 @@ class Copilot(ClientAdapter):
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
         return {"concurrency": concurrency(self, cli, servers, "allow-all-tools")}
 
+    def _prepare(
+        self, servers: MeasurementServers, work: Workspace, url: str
+    ) -> tuple[list[str], dict[str, str]]:
+        mcp = {
+            name: {
+                "type": "http",
+                "url": servers.url(name),
+                "headers": servers.headers,
+                "tools": ["*"],
+            }
+            for name in servers.names
+        }
+        env = scratch_env(work.home)
+        env.update(
+            self.environment,
+            COPILOT_HOME=str(work.home / ".copilot"),
+            COPILOT_PROVIDER_BASE_URL=f"{url}/v1",
+            COPILOT_PROVIDER_API_KEY=servers.token,
+            COPILOT_MODEL="stand-in",
+        )
+        args = ["--no-auto-update", "--disable-builtin-mcps"]
+        args += ["--additional-mcp-config", json.dumps({"mcpServers": mcp})]
+        return args, env
+
     def run_turn(
         self,
         cli: str,
@@ -76,26 +104,34 @@ class Copilot(ClientAdapter):
         setting: dict[str, Any],
         script: Script,
     ) -> Run:
-        mcp = {
-            name: {"type": "http", "url": servers.url(name), "headers": servers.headers}
-            for name in servers.names
-        }
-        for server in mcp.values():
-            server["tools"] = ["*"]
         mark = servers.mark()
         names = wire_names(servers)
         with ChatStandIn(script, token=servers.token, wire_names=names) as stand_in:
-            env = scratch_env(work.home)
-            env.update(
-                self.environment,
-                COPILOT_HOME=str(work.home / ".copilot"),
-                COPILOT_PROVIDER_BASE_URL=f"{stand_in.url}/v1",
-                COPILOT_PROVIDER_API_KEY=servers.token,
-                COPILOT_MODEL="stand-in",
-            )
-            args = [cli, "-p", PROMPT, "--no-auto-update", "--disable-builtin-mcps"]
-            args += ["--additional-mcp-config", json.dumps({"mcpServers": mcp})]
-            args += [*MODES[mode], *setting.get("args", [])]
+            options, env = self._prepare(servers, work, stand_in.url)
+            args = [cli, "-p", PROMPT, *options, *MODES[mode], *setting.get("args", [])]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         return require_turns(Run(events, servers.calls_since(mark), finished), f"copilot ({mode})")
+
+    def tui(self) -> dict[str, re.Pattern[str]]:
+        return {
+            "ready": re.compile(r"Call each measurement tool once"),
+            "dialog": re.compile(r"Do you want to use this tool\?"),
+            "done": re.compile(r"Measurement finished|Permission denied"),
+            "start": re.compile(r"\(MCP: "),
+        }
+
+    @contextmanager
+    def interactive(
+        self, cli: str, servers: MeasurementServers, work: Workspace, script: Script
+    ) -> Iterator[tuple[list[str], dict[str, str], ChatStandIn]]:
+        """`copilot -i PROMPT` in its default (prompting) mode, the folder trusted."""
+        names = wire_names(servers)
+        home = work.home / ".copilot"
+        home.mkdir(mode=0o700, exist_ok=True)
+        config = {"trusted_folders": [str(work.project)], "banner": "never"}
+        (home / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        with ChatStandIn(script, token=servers.token, wire_names=names) as stand_in:
+            options, env = self._prepare(servers, work, stand_in.url)
+            env["TERM"] = "xterm-256color"
+            yield [cli, *options, "-i", PROMPT], env, stand_in

@@ -33,6 +33,8 @@ from .standin import Script
 __all__ = ["dialogs"]
 
 WIDTH, HEIGHT = 120, 40
+_BOX = "─│╭╮╰╯┌┐└┘├┤┬┴┼━┃▔▁"
+_BORDERS = re.compile(r"^[│┃]\s?|\s*[│┃]\s*$")
 STARTUP_SECONDS = 90.0
 DIALOG_SECONDS = 120.0
 
@@ -78,8 +80,12 @@ def _wait(tmux: _Tmux, pattern: re.Pattern[str], seconds: float) -> str | None:
 def _cleaned(screen: str, work: Workspace) -> list[str]:
     text = screen.replace(str(work.project), "PROJECT").replace(str(work.home), "HOME")
     text = re.sub(r"/tmp/measure-[A-Za-z0-9_]+", "TMP", text)
-    lines = [printable(line.rstrip(), limit=WIDTH) for line in text.splitlines()]
-    return [line for line in lines if line.strip()]
+    lines = []
+    for line in text.splitlines():
+        inner = _BORDERS.sub("", line).rstrip()
+        if inner.strip(_BOX + " "):
+            lines.append(printable(inner, limit=WIDTH))
+    return lines
 
 
 def _one(
