@@ -20,6 +20,9 @@ Introduced in: docs/measure.md; results in docs/clients.md.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run, Workspace
@@ -118,6 +121,33 @@ class Gemini(ClientAdapter):
                 self, cli, servers, "yolo", untrusted
             ),
         }
+
+    def tui(self) -> dict[str, re.Pattern[str]]:
+        return {
+            "ready": re.compile(r"Type your message"),
+            "dialog": re.compile(r"Allow execution|Do you want to proceed|Allow once", re.I),
+            "done": re.compile(r"Measurement finished"),
+            "start": re.compile(r"Action Required"),
+        }
+
+    @contextmanager
+    def interactive(
+        self, cli: str, servers: MeasurementServers, work: Workspace, script: Script
+    ) -> Iterator[tuple[list[str], dict[str, str], GeminiStandIn]]:
+        """`gemini` in its default approval mode, an untrusted server, the theme chosen."""
+        folder = work.home / ".gemini"
+        folder.mkdir(mode=0o700)
+        settings = json.loads(_settings_json(servers, {}))
+        settings["ui"] = {"theme": "Default"}
+        (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        names = wire_names(servers)
+        with GeminiStandIn(script, token=servers.token, wire_names=names) as stand_in:
+            env = scratch_env(work.home)
+            env.update(
+                GEMINI_ENV, GEMINI_API_KEY=servers.token, GOOGLE_GEMINI_BASE_URL=stand_in.url
+            )
+            env["TERM"] = "xterm-256color"
+            yield [cli, "--approval-mode", "default"], env, stand_in
 
     def run_turn(
         self,
