@@ -127,6 +127,10 @@ def require_turns(run: Run, what: str) -> Run:
     return run
 
 
+def _short(tool: str) -> str:
+    return tool.split("__", 2)[2]
+
+
 def _results_by_tool(run: Run) -> dict[str, list[str]]:
     """The text of every result the model was sent, by the planned tool it answers."""
     tool_of = {e.get("tool_use_id"): e["tool"] for e in run.events if e["kind"] == "tool_use"}
@@ -135,6 +139,16 @@ def _results_by_tool(run: Run) -> dict[str, list[str]]:
         if event["kind"] == "result" and event.get("tool_use_id") in tool_of:
             texts.setdefault(tool_of[event["tool_use_id"]], []).append(str(event.get("text", "")))
     return texts
+
+
+def _output_about(output: str, short: str) -> str:
+    """The CLI's output lines that name tool `short` (``profiles_append``, not ``append_x``)."""
+    named = re.compile(rf"(?<![a-z0-9]){re.escape(short.lower())}(?![a-z0-9_])")
+    return " ".join(line for line in output.splitlines() if named.search(line))
+
+
+def _attempted(run: Run) -> set[str]:
+    return {e["tool"] for e in run.events if e["kind"] == "tool_use"}
 
 
 def classify(
@@ -148,6 +162,7 @@ def classify(
     asked = {c["tool_name"] for c in run.calls if c["event"] == "asked"}
     ran = {f"mcp__{c['server']}__{c['tool']}" for c in run.calls if c["event"] == "start"}
     answers = _results_by_tool(run)
+    output = run.finished.tail(200_000).lower() if run.finished else ""
     judged: dict[str, str] = {}
     pending: list[str] = []
     for event in run.events:
@@ -160,7 +175,7 @@ def classify(
     results = {}
     for tool in tools:
         short = tool.split("__", 2)[2]
-        said = " ".join(answers.get(tool, [])).lower()
+        said = " ".join(answers.get(tool, [])).lower() + " " + _output_about(output, short)
         if tool not in offered:
             outcome = Outcome.HIDDEN
         elif tool in asked:
@@ -199,10 +214,27 @@ def _cell(
     setting = adapter.settings()[setting_name]
     outcomes: list[dict[str, Result]] = []
     for _ in range(repeats):
-        script = Script.one_per_turn(PLAN, classifier=answer)
-        run = _one_run(adapter, cli, servers, mode, setting, script)
-        seconds.append(run.seconds)
-        outcomes.append(classify(run, PLAN, adapter.headless_phrases))
+        results: dict[str, Result] = {}
+        todo = list(PLAN)
+        while todo:  # a CLI that ends the session at a refusal: the rest get runs of their own
+            script = Script.one_per_turn(todo, classifier=answer)
+            run = _one_run(adapter, cli, servers, mode, setting, script)
+            seconds.append(run.seconds)
+            found = classify(run, todo, adapter.headless_phrases)
+            attempted = _attempted(run)
+            offered_later = [
+                t
+                for t in todo
+                if t not in attempted and found[_short(t)].outcome is not Outcome.HIDDEN
+            ]
+            for tool in todo:
+                if tool not in offered_later:
+                    results[_short(tool)] = found[_short(tool)]
+            if len(offered_later) == len(todo):  # no progress: keep what was classified
+                results.update({_short(t): found[_short(t)] for t in offered_later})
+                break
+            todo = offered_later
+        outcomes.append({_short(t): results[_short(t)] for t in PLAN})
     agree = all(o == outcomes[0] for o in outcomes)
     return Cell(mode, setting_name, answer, outcomes[0], agree)
 

@@ -37,7 +37,7 @@ class Opencode(ClientAdapter):
     pin = Pin("opencode", "opencode", "opencode-ai", "1.18.33", "opencode", "opencode")
     config_name = "opencode.json"
     variable_prefix = "OPENCODE"
-    headless_phrases = ("not interactive", "non-interactive", "cannot ask", "no interactive")
+    headless_phrases = ("auto-rejecting", "non-interactive", "cannot ask", "no interactive")
 
     @property
     def environment(self) -> dict[str, str]:  # type: ignore[override]
