@@ -17,7 +17,7 @@ Introduced in: docs/clients.md; lesson 03 shows the table (`census_table`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,13 +25,17 @@ from .annotations import declared
 from .clients import CodexPolicy
 from .permissions import Outcome
 
-__all__ = ["CENSUS", "ClientModel", "Rule", "census_model"]
+__all__ = ["CENSUS", "CLASSIFIER", "ClientModel", "Rule", "census_model"]
 
-Rule = Callable[[str, Any], Outcome]
-"""What happens to a call of a tool of `server` (the first argument) with these annotations."""
+Rule = Callable[[str, Any], "Outcome | None"]
+"""What happens to a call of a tool of `server` (the first argument) with these annotations;
+None: a safety classifier decides (see `ClientModel.session`)."""
+
+CLASSIFIER: None = None
+"""A rule's answer when the client hands the call to its safety classifier."""
 
 
-def _always(outcome: Outcome) -> Rule:
+def _always(outcome: Outcome | None) -> Rule:
     return lambda _server, _annotations: outcome
 
 
@@ -73,19 +77,14 @@ class ClientModel:
     measured: str
     rules: Mapping[tuple[str, str], Rule] = field(repr=False)
     reads: str = ""  # what it does with hints, in one sentence
+    denials: int = 0  # refusals by the classifier in a session that deny the call
+    judged: int = 0  # refusals after which the classifier is no longer asked (0: never stops)
 
     @property
     def modes(self) -> list[str]:
         return list(dict.fromkeys(mode for mode, _ in self.rules))
 
-    def outcome(
-        self, annotations: Any, *, mode: str, setting: str = "none", server: str = "profiles"
-    ) -> Outcome:
-        """What this client does with a call of such a tool in `mode` under `setting`.
-
-        Raises:
-            ValueError: a mode or setting that was not measured, or malformed annotations.
-        """
+    def _rule(self, mode: str, setting: str) -> Rule:
         rule = self.rules.get((mode, setting))
         if rule is None:
             known = ", ".join(f"{m} / {s}" for m, s in self.rules)
@@ -93,7 +92,53 @@ class ClientModel:
                 f"{self.title} {self.version} was not measured in mode {mode!r} with setting "
                 f"{setting!r}; measured: {known}"
             )
-        return rule(server, annotations)
+        return rule
+
+    def outcome(
+        self, annotations: Any, *, mode: str, setting: str = "none", server: str = "profiles"
+    ) -> Outcome:
+        """What this client does with the first call of such a tool in `mode` under `setting`
+        (a classifier, where the mode has one, approving).
+
+        Raises:
+            ValueError: a mode or setting that was not measured, or malformed annotations.
+        """
+        return self.session([(server, annotations)], mode=mode, setting=setting)[0][0]
+
+    def session(
+        self,
+        calls: Sequence[tuple[str, Any]],
+        *,
+        mode: str,
+        setting: str = "none",
+        classifier: str = "approve",
+    ) -> list[tuple[Outcome, bool]]:
+        """Each call's outcome in one session, and whether the safety classifier judged it.
+
+        A call the rule hands to the classifier runs when it approves. When it refuses, the
+        first `denials` refusals deny the call; later ones fall back to asking, which a
+        headless run cannot (`ASK_HEADLESS`); after `judged` refusals the classifier is not
+        asked again.
+
+        Raises:
+            ValueError: a mode or setting that was not measured, or malformed annotations.
+        """
+        rule = self._rule(mode, setting)
+        refusals = 0
+        outcomes: list[tuple[Outcome, bool]] = []
+        for server, hints in calls:
+            decided = rule(server, hints)
+            if decided is not None:
+                outcomes.append((decided, False))
+            elif classifier == "approve":
+                outcomes.append((Outcome.RAN, True))
+            elif self.judged and refusals >= self.judged:
+                outcomes.append((Outcome.ASK_HEADLESS, False))
+            else:
+                refusals += 1
+                denied = refusals <= self.denials
+                outcomes.append((Outcome.DENY if denied else Outcome.ASK_HEADLESS, True))
+        return outcomes
 
 
 R, A, H, D, X = Outcome.RAN, Outcome.ASK, Outcome.ASK_HEADLESS, Outcome.DENY, Outcome.HIDDEN
@@ -104,6 +149,63 @@ CENSUS: dict[str, ClientModel] = {}
 
 def _add(model: ClientModel) -> None:
     CENSUS[f"{model.client}-{model.version}"] = model
+
+
+def _each(modes: Sequence[str], setting: str, rule: Rule) -> dict[tuple[str, str], Rule]:
+    return {(mode, setting): rule for mode in modes}
+
+
+_GEMINI_ASKS = ("default", "auto_edit")
+_add(
+    ClientModel(
+        "gemini",
+        "Gemini CLI",
+        "0.61.0",
+        "2026-12-01",
+        {
+            **_each(_GEMINI_ASKS, "none", _always(X)),
+            **_each(_GEMINI_ASKS, "trust", _always(R)),
+            **_each([*_GEMINI_ASKS, "plan"], "policy: allow readOnlyHint", _if_read_only(R, X)),
+            **_each([*_GEMINI_ASKS, "plan"], "policy: deny destructiveHint", _always(X)),
+            ("plan", "none"): _always(X),
+            ("plan", "trust"): _always(X),
+            ("yolo", "none"): _always(R),
+            ("yolo", "trust"): _always(R),
+            ("yolo", "policy: allow readOnlyHint"): _always(R),
+            ("yolo", "policy: deny destructiveHint"): _if_declared("destructiveHint", True, X, R),
+        },
+        reads=(
+            "headless, it hides every MCP tool it would ask about; a trusted server runs "
+            "everything (not in plan mode); a user policy can match readOnlyHint or "
+            "destructiveHint"
+        ),
+    )
+)
+
+_QWEN_MODES = ("default", "auto-edit", "plan", "yolo", "auto")
+_add(
+    ClientModel(
+        "qwen-code",
+        "Qwen Code",
+        "0.24.4",
+        "2026-12-01",
+        {
+            **_each(_QWEN_MODES, "trust", _always(R)),
+            ("default", "none"): _always(H),
+            ("auto-edit", "none"): _always(H),
+            ("plan", "none"): _always(D),
+            ("yolo", "none"): _always(R),
+            ("auto", "none"): _always(CLASSIFIER),
+        },
+        reads=(
+            "no hint decides approval; a trusted server bypasses every mode, plan included; "
+            "auto mode's classifier judges every call; readOnlyHint only schedules calls in "
+            "parallel"
+        ),
+        denials=2,
+        judged=3,
+    )
+)
 
 
 def census_model(client: str, version: str) -> ClientModel:
