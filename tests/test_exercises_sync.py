@@ -59,8 +59,28 @@ def test_a_solution_region_becomes_a_not_attempted_stub():
 def test_stub_lines_replace_the_answer_and_markdown_answers_are_blanked():
     source = "A = {\n    ### BEGIN SOLUTION\n    #> 'x': TODO,\n    'x': 1,\n    ### END SOLUTION\n}"
     assert make_exercises.strip_code(source) == "A = {\n    'x': TODO,\n}"
-    text = "Q?\n\n<!-- BEGIN SOLUTION -->\nsecret\n<!-- END SOLUTION -->"
-    assert make_exercises.strip_markdown(text) == "Q?\n\n*Your answer here.*"
+    text = "<!-- BEGIN SOLUTION -->\nsecret\n<!-- END SOLUTION -->"
+    assert make_exercises.strip_markdown(text, tags=["written-answer"]) == "*Your answer here.*"
+
+
+def test_a_written_answer_must_be_marked_so_the_grader_can_collect_it():
+    untagged = "<!-- BEGIN SOLUTION -->\nsecret\n<!-- END SOLUTION -->"
+    with pytest.raises(make_exercises.MarkerError, match="written-answer"):
+        make_exercises.strip_markdown(untagged, "nb, cell 12")
+    with_question = "Q?\n\n" + untagged  # the question belongs in the cell above
+    with pytest.raises(make_exercises.MarkerError, match="cell above"):
+        make_exercises.strip_markdown(with_question, "nb, cell 12", ["written-answer"])
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_every_written_answer_sits_in_a_tagged_cell_below_its_question(solution):
+    exercise = nbformat.read(ROOT / "exercises" / solution.name, as_version=4)
+    cells = exercise.cells
+    answers = [i for i, c in enumerate(cells) if "written-answer" in c.metadata.get("tags", [])]
+    assert answers, "each exercise asks at least one question to talk over"
+    for i in answers:
+        assert cells[i].cell_type == "markdown" and cells[i].source == "*Your answer here.*"
+        assert cells[i - 1].cell_type == "markdown" and cells[i - 1].source.startswith("### ")
 
 
 def test_unbalanced_markers_are_reported_with_their_place():

@@ -12,7 +12,9 @@ Markers in a solution notebook:
   uncommented (a stub such as ``"read_runbook": TODO,``). ``#>`` lines are comments in the
   solution, so the solution runs as it is.
 * In a markdown cell, the text between ``<!-- BEGIN SOLUTION -->`` and ``<!-- END SOLUTION -->``
-  becomes ``*Your answer here.*``.
+  becomes ``*Your answer here.*``. Such a cell is a written answer: it holds the region and
+  nothing else (the question goes in the markdown cell above it) and carries the
+  ``written-answer`` tag, so the grader can collect every learner's text (``grade --written``).
 * A cell tagged ``solution-only`` is left out of the exercise.
 
 Exercises are written without outputs or execution counts (so nbval has nothing to compare and
@@ -40,6 +42,7 @@ MD_BEGIN = "<!-- BEGIN SOLUTION -->"
 MD_END = "<!-- END SOLUTION -->"
 MD_STUB = "*Your answer here.*"
 SOLUTION_ONLY = "solution-only"
+WRITTEN_ANSWER = "written-answer"
 
 
 class MarkerError(ValueError):
@@ -83,16 +86,25 @@ def strip_code(source: str, where: str = "cell") -> str:
     return "\n".join(out)
 
 
-def strip_markdown(source: str, where: str = "cell") -> str:
+def strip_markdown(source: str, where: str = "cell", tags: list[str] | None = None) -> str:
     """Return a markdown cell's source with each answer region replaced by a placeholder.
 
     Raises:
-        MarkerError: unbalanced markers.
+        MarkerError: unbalanced markers, or a written answer that is not marked as one (its
+            cell must carry the ``written-answer`` tag and hold only the answer region).
     """
     if source.count(MD_BEGIN) != source.count(MD_END):
         raise MarkerError(f"{where}: {MD_BEGIN} and {MD_END} do not pair up")
     pattern = re.compile(re.escape(MD_BEGIN) + r".*?" + re.escape(MD_END), flags=re.DOTALL)
-    return pattern.sub(MD_STUB, source)
+    stripped = pattern.sub(MD_STUB, source)
+    if MD_BEGIN in source or WRITTEN_ANSWER in (tags or []):
+        if WRITTEN_ANSWER not in (tags or []) or stripped.strip() != MD_STUB:
+            raise MarkerError(
+                f"{where}: a written answer's cell holds only {MD_BEGIN} ... {MD_END} and "
+                f"carries the {WRITTEN_ANSWER!r} tag (put the question in the cell above), "
+                "so the grader can collect it"
+            )
+    return stripped
 
 
 def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
@@ -110,7 +122,7 @@ def make_exercise(solution: nbformat.NotebookNode, name: str = "notebook") -> nb
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "markdown":
-            cell.source = strip_markdown(cell.source, where)
+            cell.source = strip_markdown(cell.source, where, tags)
         cells.append(cell)
     nb.cells = cells
     nb.metadata = {

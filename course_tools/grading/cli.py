@@ -19,6 +19,7 @@ from pathlib import Path
 
 from course_lib.safe_text import printable
 
+from . import after as after_grading
 from .batch import grade_all
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
@@ -114,7 +115,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--course-root",
         type=Path,
         default=None,
-        help="checkout holding solutions/ and exercises/ (for --self-test)",
+        help="checkout holding solutions/ and exercises/ "
+        "(for --self-test, --written, --sample-class)",
     )
     parser.add_argument(
         "--isolation",
@@ -124,6 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "auto (bwrap where it works; default)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    after_grading.add_arguments(parser)
 
 
 def _write_outputs(
@@ -131,12 +134,16 @@ def _write_outputs(
     submissions: list[Submission],
     by_student: dict[str, list[ExerciseResult]],
     exercises: dict[str, Exercise],
-) -> None:
+    after: after_grading.AfterGrading,
+) -> list[str]:
+    """Write the gradebook, results, feedback and the after-grading files; return what to say."""
+    extra = after_grading.annotate(after, submissions, by_student, exercises, args.submissions)
     out = args.out
     results_path = args.results or out.with_suffix(".jsonl")
     feedback_dir = args.feedback or out.parent / "feedback"
     rows = [student_row(s.student, by_student[s.student], exercises, s.notes) for s in submissions]
-    write_gradebook(out, rows, exercises)
+    rows = [{**row, **extra.cells.get(s.student, {})} for row, s in zip(rows, submissions)]
+    write_gradebook(out, rows, exercises, extra.columns)
     write_results(results_path, [r for s in submissions for r in by_student[s.student]])
     names = feedback_names([s.student for s in submissions])
     for sub in submissions:
@@ -144,6 +151,7 @@ def _write_outputs(
             feedback_dir, sub.student, by_student[sub.student], exercises, names[sub.student]
         )
     print(f"gradebook: {out}  results: {results_path}  feedback: {feedback_dir}/", file=sys.stderr)
+    return after_grading.finish(after, extra, submissions, by_student, exercises, args.submissions)
 
 
 def _outputs(args: argparse.Namespace) -> list[Path]:
@@ -154,6 +162,7 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
         (args.results or out).parent,
         args.feedback or out.parent / "feedback",
         *args.cases,
+        *after_grading.hidden_folders(args),
     ]
     if args.submissions is not None:
         folders.append(args.submissions)
@@ -313,6 +322,8 @@ def _chosen(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sample_class is not None:
+        return after_grading.sample_class(args.sample_class, args.course_root or _course_root())
     try:
         limits = Limits(args.cell_timeout, args.probe_timeout, args.notebook_timeout)
         if args.jobs < 1:
@@ -328,10 +339,12 @@ def run(args: argparse.Namespace) -> int:
         class_notes: list[str] = []
         submissions = [] if args.self_test else discover(args.submissions, exercises, class_notes)
         exercises = _chosen(exercises, args.exercise, submissions)
+        after = after_grading.prepare(args, args.course_root or _course_root())
     except ValueError as exc:
         print(f"course_tools grade: {printable(str(exc), newlines=True)}", file=sys.stderr)
         return EXIT_USAGE
     try:
+        after_grading.check_writable(after)
         isolation = choose_isolation(args.isolation).with_hidden(_outputs(args))
     except ValueError as exc:
         print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
@@ -366,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     try:
-        _write_outputs(args, submissions, by_student, exercises)
+        lines = _write_outputs(args, submissions, by_student, exercises, after)
     except OSError as exc:
         print(f"course_tools grade: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
@@ -376,4 +389,5 @@ def run(args: argparse.Namespace) -> int:
         f"in {time.monotonic() - started:.1f} s",
         file=sys.stderr,
     )
+    print("\n".join(lines), file=sys.stderr)
     return EXIT_OK

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..handin import MANIFEST
 from .cases import Exercise
 
 __all__ = ["Submission", "discover"]
@@ -222,7 +223,7 @@ def discover(
                 )
             else:
                 _add(student(entry.stem), entry, entry.stem, exercises, root)
-        else:
+        elif entry.name != MANIFEST:  # hub collect's record of hand-in times (--deadline)
             class_notes.append(f"skipped {entry.name}: not a folder or a notebook")
     for sub in students.values():
         base = root / sub.student if (root / sub.student).is_dir() else root

@@ -99,16 +99,20 @@ def _inert(cell: str) -> str:
 
 
 def write_gradebook(
-    path: Path, rows: Iterable[dict[str, str]], exercises: dict[str, Exercise]
+    path: Path,
+    rows: Iterable[dict[str, str]],
+    exercises: dict[str, Exercise],
+    extra: Sequence[str] = (),
 ) -> None:
     """Write the gradebook: one row per student (csv.DictWriter, so commas in names are safe).
 
-    A cell that a spreadsheet would read as a formula is written with a leading ' (the results
-    JSONL keeps the exact text).
+    `extra` columns (hand-in times, with --deadline) come after the status. A cell that a
+    spreadsheet would read as a formula is written with a leading ' (the results JSONL keeps
+    the exact text).
     """
     import io
 
-    fields = ["student", *exercises, "total", "max", "status", "notes", "seconds"]
+    fields = ["student", *exercises, "total", "max", "status", *extra, "notes", "seconds"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields)
     writer.writeheader()

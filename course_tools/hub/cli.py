@@ -15,6 +15,7 @@ from pathlib import Path
 
 from course_lib.safe_text import printable
 
+from ..handin import MANIFEST, record_collection
 from .api import HubAPI, HubError
 from .collect import Limits, collect
 from .config import PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
@@ -241,6 +242,7 @@ def _collect(args: argparse.Namespace) -> int:
         folder=args.exercises_dir,
         limits=Limits(max_bytes=args.max_bytes),
     )
+    record_collection(args.out, report.notebooks)  # when each was collected, for --deadline
     for skipped in report.skipped:
         print(skipped, file=sys.stderr)
     print(
@@ -250,6 +252,7 @@ def _collect(args: argparse.Namespace) -> int:
         + (" (listed above)" if report.skipped else "")
     )
     out = printable(str(args.out))
+    print(f"collection times: {out}/{MANIFEST} (an unchanged notebook keeps its first time)")
     print(f"grade them:  python -m course_tools grade {out} --out gradebook.csv")
     return EXIT_OK
 
