@@ -47,6 +47,8 @@ _EXPORTS: dict[str, str] = {
     "CURSOR_ASK": "policy",
     "Decision": "decisions",
     "measured_table": "measured",
+    "census_table": "census",
+    "plot_census": "plots",
     "IgnoreHintsPolicy": "policy",
     "POLICIES": "clients",
     "Policy": "policy",

@@ -335,4 +335,3 @@ def census_table(*, documented: bool = True) -> Any:
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = f"measured {', '.join(sorted(dates))}"
     return frame
-

@@ -246,6 +246,11 @@ SHORT_LABELS = {
     "set_value": "idempotent write",
     "delete": "destructive",
     "unannotated": "no annotations",
+    "read_destructive": "read-only and destructive",
+    "not_destructive": "destructiveHint false only",
+    "idempotent_only": "idempotentHint true only",
+    "title_only": "title only",
+    "not_read_only": "readOnlyHint false only",
     "other_read": "other server, read-only",
 }
 """Row labels of `measured_table`, short enough for a projector."""

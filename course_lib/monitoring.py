@@ -37,7 +37,13 @@ import pandas as pd
 from .decisions import PreCall
 
 __all__ = [
-    "DAY", "EVENT_COLUMNS", "SIGNALS", "Signal", "five_signals", "hourly_signals", "simulate_day"
+    "DAY",
+    "EVENT_COLUMNS",
+    "SIGNALS",
+    "Signal",
+    "five_signals",
+    "hourly_signals",
+    "simulate_day",
 ]
 
 DAY = pd.Timestamp("2026-11-30")
@@ -77,23 +83,43 @@ class Signal:
 
 SIGNALS: tuple[Signal, ...] = (
     Signal(
-        "writes by read-only tools", "count", 0, 0, "0",
+        "writes by read-only tools",
+        "count",
+        0,
+        0,
+        "0",
         "a hint or an implementation is wrong: audit the tool",
     ),
     Signal(
-        "sensitive calls without confirmation", "share", 0, 0.05, "near 0 (say ≤ 5 %)",
+        "sensitive calls without confirmation",
+        "share",
+        0,
+        0.05,
+        "near 0 (say ≤ 5 %)",
         "the client trusts hints (or auto-approval) too much",
     ),
     Signal(
-        "hint changes", "count", 0, 0, "0",
+        "hint changes",
+        "count",
+        0,
+        0,
+        "0",
         "definitions changed after approval: re-approve, suspect a rug pull",
     ),
     Signal(
-        "confirmation approval rate", "share", 0, 0.95, "below 100 % (say ≤ 95 %)",
+        "confirmation approval rate",
+        "share",
+        0,
+        0.95,
+        "below 100 % (say ≤ 95 %)",
         "prompts are clicked through: approval fatigue",
     ),
     Signal(
-        "authorisation rejection rate", "share", 0.005, 0.05, "above 0 (say 0.5–5 %)",
+        "authorisation rejection rate",
+        "share",
+        0.005,
+        0.05,
+        "above 0 (say 0.5–5 %)",
         "0: scopes too broad or no check; high: misuse",
     ),
 )
@@ -137,8 +163,14 @@ _TOOLS: dict[tuple[str, str], tuple[dict[str, bool], bool]] = {
     ),
 }
 _WEIGHTS = {
-    "read_file": 30, "append_text": 8, "delete_file": 4, "disk_usage": 10, "tidy_logs": 3,
-    "list_logs": 15, "cleanup_logs": 3, "execute_query": 12,
+    "read_file": 30,
+    "append_text": 8,
+    "delete_file": 4,
+    "disk_usage": 10,
+    "tidy_logs": 3,
+    "list_logs": 15,
+    "cleanup_logs": 3,
+    "execute_query": 12,
 }
 _WRITES = {"append_text", "delete_file", "tidy_logs", "cleanup_logs"}
 _AUTHORISING = {"ops-assistant", "ops-db"}
@@ -255,9 +287,7 @@ def _check_events(events: Any) -> pd.DataFrame:
 
 _DECISIONS = frozenset(PreCall)
 _ANSWER = "the user's answer: record True (approved), False (declined) or None (not asked)"
-_AUTHORISED = (
-    "the server's check: record True (allowed), False (rejected) or None (not checked)"
-)
+_AUTHORISED = "the server's check: record True (allowed), False (rejected) or None (not checked)"
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -270,9 +300,7 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
     ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
     declined = calls["answer"].eq(False).fillna(False).astype(bool)
     sensitive_ran = calls[calls["sensitive"].eq(True) & ~declined]
-    unconfirmed = _ratio(
-        int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran)
-    )
+    unconfirmed = _ratio(int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran))
     changes = 0
     for _, group in listings.groupby(["server", "tool"], sort=True):
         hints = group["hints"].tolist()

@@ -45,8 +45,17 @@ from .clients import (
 from .decisions import Decision, PostCall, PreCall
 
 __all__ = [
-    "LISTS", "Outcome", "Permissions", "Rule", "classifier_judges", "claude_code_outcome",
-    "claude_code_session", "decide_with_rules", "hints_by_rules", "outcome_of", "rules_matrix",
+    "LISTS",
+    "Outcome",
+    "Permissions",
+    "Rule",
+    "classifier_judges",
+    "claude_code_outcome",
+    "claude_code_session",
+    "decide_with_rules",
+    "hints_by_rules",
+    "outcome_of",
+    "rules_matrix",
 ]
 
 LISTS = ("deny", "ask", "allow")

@@ -60,7 +60,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     server = MCPServer(
         NAME,
         instructions="Reads, appends to and deletes text files in one sandbox folder; keeps a "
-            "small key-value store.",
+        "small key-value store.",
         log_level="WARNING",
     )
 

@@ -54,7 +54,7 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
     server = MCPServer(
         NAME,
         instructions="Sends e-mail on behalf of the operations team (demo: records messages in an "
-            "outbox).",
+        "outbox).",
         log_level="WARNING",
     )
 

@@ -105,7 +105,7 @@ def build_server(
     server = MCPServer(
         NAME,
         instructions="Searches the public web (offline demo: a canned index). Results are "
-            "untrusted.",
+        "untrusted.",
         log_level="WARNING",
     )
 
