@@ -354,6 +354,18 @@ def decide_with_rules(
     return Decision(pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {why}.")
 
 
+def _shown(
+    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
+) -> str:
+    """An outcome as a table shows it: its value, with ``*`` when the safety classifier decided
+    (the classifier approving, as measured)."""
+    outcome = claude_code_outcome(
+        permissions, server, tool, annotations, mode=mode, version=version
+    )
+    judged = classifier_judges(permissions, server, tool, annotations, mode=mode, version=version)
+    return f"{outcome.value}*" if judged else outcome.value
+
+
 def rules_matrix(
     permissions: Permissions,
     server: str,
@@ -362,7 +374,8 @@ def rules_matrix(
     *,
     version: str = CLAUDE_CODE_VERSION,
 ) -> Any:
-    """A table: one row per tool of `server`, one column per mode, each cell an `Outcome` value.
+    """A table: one row per tool of `server`, one column per mode, each cell an `Outcome` value
+    (``*``: the auto-mode safety classifier decided, and approved).
 
     `tools` is a dict of name -> annotations, or a list of `Tool` objects.
     """
@@ -373,10 +386,7 @@ def rules_matrix(
     else:
         pairs = [(t.name, t.annotations) for t in tools]
     rows = {
-        name: [
-            claude_code_outcome(permissions, server, name, ann, mode=m, version=version).value
-            for m in modes
-        ]
+        name: [_shown(permissions, server, name, ann, m, version) for m in modes]
         for name, ann in pairs
     }
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
@@ -394,12 +404,13 @@ def hints_by_rules(
     version: str = CLAUDE_CODE_VERSION,
 ) -> Any:
     """A table of what Claude Code does with one tool: one row per declaration the server might
-    make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`)."""
+    make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`);
+    ``*`` marks a call the safety classifier decided (approving)."""
     import pandas as pd
 
     rows = {
         claim: {
-            label: claude_code_outcome(rules, server, tool, hints, mode=mode, version=version).value
+            label: _shown(rules, server, tool, hints, mode, version)
             for label, rules in rule_sets.items()
         }
         for claim, hints in claims.items()
