@@ -222,6 +222,31 @@ _add(
 )
 
 
+_COPILOT_ASKS = ("prompt", "plan", "autopilot")
+_COPILOT_READ = _if_read_only(R, H)
+_add(
+    ClientModel(
+        "copilot",
+        "GitHub Copilot CLI",
+        "1.0.102",
+        "2026-12-01",
+        {
+            **_each(_COPILOT_ASKS, "none", _COPILOT_READ),
+            **_each([*_COPILOT_ASKS, "allow-all-tools"], "--allow-tool profiles", _always(R)),
+            **_each(
+                _COPILOT_ASKS, "--deny-tool profiles", _on_server("profiles", D, _COPILOT_READ)
+            ),
+            ("allow-all-tools", "none"): _always(R),
+            ("allow-all-tools", "--deny-tool profiles"): _on_server("profiles", D, _always(R)),
+        },
+        reads=(
+            "readOnlyHint: true runs unasked in every mode, whatever destructiveHint says; any "
+            "other call needs approval (plan and autopilot alike)"
+        ),
+    )
+)
+
+
 def census_model(client: str, version: str) -> ClientModel:
     """The model of `client` at `version`.
 

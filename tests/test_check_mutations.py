@@ -17,9 +17,9 @@ from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from course_tools.grading import load_exercises
-from course_lib.permissions import Permissions, claude_code_outcome
+from course_lib.permissions import Outcome, Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
-from course_lib.rule_judges import FILE_OPS, OTHER_TOOLS
+from course_lib.rule_judges import FILE_OPS, LATER, OTHER_TOOLS
 
 ATTR = {f.wire_name: f.attribute for f in FIELDS}
 RIGHT_1A = {name: ToolAnnotations(**{ATTR[h]: (v if v != "n/a" else None) for h, v in hints.items()}) for name, hints in EXPECTED.items()}
@@ -205,6 +205,10 @@ def _requirements_2d(answer, everything: bool):
                     table[key] = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
             for (server, tool), hints in OTHER_TOOLS.items():
                 table[(version, mode, server, tool)] = claude_code_outcome(rules, server, tool, hints, mode=mode, version=version)
+            for tool, hints in LATER.items():  # a tool the server adds later: never silently run
+                got = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
+                bare = claude_code_outcome(Permissions(), "file-ops", tool, hints, mode=mode, version=version)
+                table[(version, mode, "later", tool)] = got is Outcome.RAN and bare is not Outcome.RAN
     return table, all(r.server == "file-ops" for name in RULE_LISTS for r in getattr(rules, name))
 
 

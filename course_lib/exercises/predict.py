@@ -19,11 +19,13 @@ from ..feedback import decision_hint, reference_pair
 from ..permissions import Outcome as RuleOutcome
 from ..rule_judges import (
     FILE_OPS,
+    LATER,
     OTHER_TOOLS,
     RuleCase,
     all_of,
     asked,
     everywhere,
+    never_silent,
     parse_rules,
     stays_on,
 )
@@ -234,6 +236,13 @@ RULE_CASES: tuple[RuleCase, ...] = (
         stays_on("file-ops", OTHER_TOOLS),
         "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
         "never name another server",
+    ),
+    RuleCase(
+        "later",
+        "a tool the server adds later does not run silently",
+        never_silent("file-ops", LATER),
+        "a server-wide allow (mcp__file-ops or mcp__file-ops__*) also covers every tool the "
+        "server adds tomorrow, which then runs without a question: allow each read by name",
     ),
 )
 """Exercise 2d's visible checks: what the rules must do for the file-ops server as it declares

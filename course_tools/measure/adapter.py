@@ -114,8 +114,10 @@ class ClientAdapter(ABC):
 
     def find(self, given: str | None) -> str | None:
         """The CLI to measure: `given`, else on PATH, else where `.ci/peers` installs it."""
-        if given:
-            return given if Path(given).exists() or shutil.which(given) else None
+        if given:  # absolute: the CLI runs in its own private folder
+            if Path(given).exists():
+                return str(Path(given).resolve())
+            return shutil.which(given)
         if self.pin.installed.exists():
             return str(self.pin.installed)
         return shutil.which(self.pin.program)

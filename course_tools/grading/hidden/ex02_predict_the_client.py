@@ -9,11 +9,13 @@ from course_lib.feedback import decision_hint, reference_pair
 from course_lib.permissions import Outcome
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
+    LATER,
     OTHER_TOOLS,
     RuleCase,
     all_of,
     asked,
     everywhere,
+    never_silent,
     parse_rules,
     stays_on,
 )
@@ -274,6 +276,10 @@ _HINT_DELETE = (
 _HINT_SCOPE = (
     "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); never name another server"
 )
+_HINT_LATER = (
+    "a server-wide allow covers every tool the server adds later too, which then runs without a "
+    "question; allow the read by name"
+)
 RULE_CASES = (
     RuleCase("reads", "reads run without asking in every mode",
              everywhere(SERVER, "read_file", _ran, HONEST), _HINT_READ),
@@ -283,6 +289,10 @@ RULE_CASES = (
              everywhere(SERVER, "delete_file", _hidden, HONEST), _HINT_DELETE),
     RuleCase("scope", "no rule covers another server's tools", stays_on(SERVER, OTHER_TOOLS),
              _HINT_SCOPE),
+    RuleCase("later", "a tool the server adds later does not run silently",
+             never_silent(SERVER, LATER), _HINT_LATER),
+    RuleCase("later_older", f"... nor on Claude Code {OLDER}",
+             never_silent(SERVER, LATER, OLDER), _HINT_LATER),
     RuleCase("lying_writes", "writes still ask when the server declares them read-only",
              _writes(LYING), _HINT_WRITE),
     RuleCase("lying_delete", "deletes stay hidden when the server declares them read-only",
