@@ -48,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "Decision": "decisions",
     "measured_table": "measured",
     "census_table": "census",
+    "side_by_side": "census",
     "plot_census": "plots",
     "IgnoreHintsPolicy": "policy",
     "POLICIES": "clients",

@@ -24,7 +24,7 @@ from typing import Any
 from .annotations import declared
 from .clients import CodexPolicy
 from .decisions import PreCall, Trust
-from .measured import Measurement, committed_files
+from .measured import SHORT_LABELS, Measurement, committed_files
 from .permissions import Outcome
 from .policy import CURSOR_ASK, VSCODE, Policy
 
@@ -39,6 +39,7 @@ __all__ = [
     "census_measurements",
     "census_model",
     "census_table",
+    "side_by_side",
 ]
 
 Rule = Callable[[str, Any], "Outcome | None"]
@@ -358,5 +359,35 @@ def census_table(*, documented: bool = True) -> Any:
         for name, source, policy in DOCUMENTED:
             rows[f"{name} ({source})"] = _documented_row(policy, hints)
     frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = f"measured {', '.join(sorted(dates))}"
+    return frame
+
+
+def side_by_side(*picks: tuple[str, str]) -> Any:
+    """A few measured client modes side by side: one row per profile, one column per pick.
+
+    Each pick is ``(client, mode)``, e.g. ``("codex", "exec")``; the newest committed version of
+    each is used, and the index's name gives the versions and dates.
+
+    Raises:
+        ValueError: a client with no committed measurement, or a mode it was not measured in.
+    """
+    import pandas as pd
+
+    titles = {client: title for client, title, _ in HEADLINE}
+    columns: dict[str, dict[str, str]] = {}
+    dates: set[str] = set()
+    for client, mode in picks:
+        m = _latest(client)
+        if m is None:
+            raise ValueError(f"no committed measurement of {client!r}")
+        if mode not in m.modes:
+            raise ValueError(f"{client} {m.version} was not measured in mode {mode!r}: {m.modes}")
+        dates.add(m.date)
+        title = f"{titles.get(client, client).removesuffix(' CLI')} {mode}"
+        columns[title] = {
+            SHORT_LABELS.get(t, t): r.short() for t, r in m.cell(mode).results.items()
+        }
+    frame = pd.DataFrame(columns)
     frame.index.name = f"measured {', '.join(sorted(dates))}"
     return frame

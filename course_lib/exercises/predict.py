@@ -3,7 +3,8 @@
 Part 2a checks all six scenarios, part 2b runs `predict` on every input it can get (the 82
 ways to annotate a tool, from a trusted and from an untrusted server), part 2c checks all six
 statements, part 2d judges the learner's permission rules for the file-ops server with the
-measured model of Claude Code in every mode (`RULE_CASES`; the grader adds cases of its own).
+measured model of Claude Code in every mode (`RULE_CASES`; the grader adds cases of its own),
+part 2e checks nine predictions of what three measured clients do with three new tools.
 
 Introduced in: exercises/02_predict_the_client.ipynb
 """
@@ -32,6 +33,8 @@ from ..rule_judges import (
 from .annotate import hint_states
 
 __all__ = [
+    "FATE_CLIENTS",
+    "FATE_TOOLS",
     "PARTS",
     "RULE_CASES",
     "SCENARIOS",
@@ -267,6 +270,77 @@ def _check_2d(answer: Any) -> list[Outcome]:
     return outcomes
 
 
+FATE_TOOLS: dict[str, dict[str, bool] | None] = {
+    "rotate_keys": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+    "purge_cache": {"readOnlyHint": True, "destructiveHint": True},
+    "tag_release": {"destructiveHint": False, "openWorldHint": False},
+}
+"""Part 2e's new tools and what their server declares (no tool is one of the measured profiles)."""
+
+FATE_CLIENTS = ("Codex exec", "Copilot prompt", "Claude Code plan")
+"""Part 2e's clients: Codex CLI 0.171.0 `codex exec`, Copilot CLI 1.0.102 `-p`, Claude Code
+2.1.332 plan mode, each as measured headless (lesson 03's census)."""
+
+_FATE_WORDS = ("RAN", "RAN*", "ASK", "ASK-H", "DENY", "HIDDEN")
+
+
+def _fate(client: str, hints: dict[str, bool] | None) -> str:
+    """What the measured models say `client` does with a new tool declaring `hints`."""
+    from ..census import census_model
+    from ..clients import CodexPolicy
+    from ..measured import SHORT_OUTCOMES
+    from ..permissions import Permissions, classifier_judges, claude_code_outcome
+
+    if client == "Codex exec":
+        return "ASK-H" if CodexPolicy.needs_approval(hints) else "RAN"
+    if client == "Copilot prompt":
+        outcome = census_model("copilot", "1.0.102").outcome(hints, mode="prompt")
+        return SHORT_OUTCOMES[outcome]
+    outcome = claude_code_outcome(Permissions(), "team", "tool", hints, mode="plan")
+    judged = classifier_judges(Permissions(), "team", "tool", hints, mode="plan")
+    return SHORT_OUTCOMES[outcome] + ("*" if judged else "")
+
+
+def _fate_hint(client: str) -> str:
+    return {
+        "Codex exec": "Codex runs a call unasked when readOnlyHint is true, or when "
+        "destructiveHint and openWorldHint are both declared false; anything else needs "
+        "approval, which codex exec cannot ask for (ASK-H)",
+        "Copilot prompt": "Copilot reads readOnlyHint alone: true runs unasked, whatever "
+        "destructiveHint says; anything else would ask (ASK-H, headless)",
+        "Claude Code plan": "plan mode hands a readOnlyHint: true call to the safety classifier "
+        "(RAN*, it approved in the measurement) and asks about every other call (ASK)",
+    }[client]
+
+
+def _check_2e(answer: Any) -> list[Outcome]:
+    if not isinstance(answer, Mapping):
+        return [failed("FATES", f"expected a dict of tool -> {{client: outcome}}, got {answer!r}")]
+    outcomes = []
+    for tool, hints in FATE_TOOLS.items():
+        row = answer.get(tool)
+        for client in FATE_CLIENTS:
+            label = f"{tool} in {client}"
+            got = row.get(client, TODO) if isinstance(row, Mapping) else TODO
+            if contains_todo(got):
+                outcomes.append(not_attempted(label))
+                continue
+            word = got.strip().upper() if isinstance(got, str) else got
+            if word not in _FATE_WORDS:
+                outcomes.append(
+                    failed(
+                        label,
+                        f"{got!r} is not an outcome",
+                        f"write one of {', '.join(_FATE_WORDS)}",
+                    )
+                )
+            elif word == _fate(client, hints):
+                outcomes.append(passed(label))
+            else:
+                outcomes.append(failed(label, f"not {word}", _fate_hint(client)))
+    return outcomes
+
+
 PARTS = (
     Part(
         "2a",
@@ -291,5 +365,12 @@ PARTS = (
         _check_2d,
         "replace TODO with a dict of allow, ask and deny lists",
         "requirements",
+    ),
+    Part(
+        "2e",
+        "a new tool in three clients",
+        _check_2e,
+        "replace each TODO with an outcome such as 'RAN' or 'ASK-H'",
+        "predictions",
     ),
 )

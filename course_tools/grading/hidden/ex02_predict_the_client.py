@@ -322,10 +322,51 @@ CASES += [
         target="RULES",
         expr="RULES",
         judge=_rules_judge(case),
-        points=0.5,
+        points=0.4,
         hint=case.hint,
     )
     for case in RULE_CASES
+]
+
+# Part 2e, the grader's own answer key: what each measured client did with a tool declaring what
+# these new tools declare (Codex CLI 0.171.0, Copilot CLI 1.0.102, Claude Code 2.1.332 plan mode;
+# course_lib/data/clients/).
+FATES = {
+    "rotate_keys": {"Codex exec": "ASK-H", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+    "purge_cache": {"Codex exec": "RAN", "Copilot prompt": "RAN", "Claude Code plan": "RAN*"},
+    "tag_release": {"Codex exec": "RAN", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+}
+_FATE_HINTS = {
+    "Codex exec": "Codex: readOnlyHint true, or destructiveHint and openWorldHint both declared "
+    "false, runs unasked; anything else needs approval that exec cannot ask for",
+    "Copilot prompt": "Copilot reads readOnlyHint alone",
+    "Claude Code plan": "plan mode sends a readOnlyHint: true call to its classifier and asks "
+    "about the rest",
+}
+
+
+def _fate_judge(tool: str, client: str):
+    def judge(value: Any) -> str | None:
+        row = value.get(tool) if isinstance(value, dict) else None
+        got = row.get(client) if isinstance(row, dict) else None
+        word = got.strip().upper() if isinstance(got, str) else got
+        return None if word == FATES[tool][client] else f"{tool} in {client}: not {got!r}"
+
+    return judge
+
+
+CASES += [
+    Case(
+        id=f"2e.{tool}.{client.split()[0].lower()}",
+        label=f"{tool} in {client}",
+        target="FATES",
+        expr="FATES",
+        judge=_fate_judge(tool, client),
+        points=1 / 3,
+        hint=_FATE_HINTS[client],
+    )
+    for tool in FATES
+    for client in FATES[tool]
 ]
 
 EXERCISE = Exercise(
