@@ -81,7 +81,7 @@ class ChatStandIn(StandIn):
         calls = []
         for planned in turn:
             call_id = self.new_id("call_standin")
-            wire = self.wire(planned)
+            wire = self.wire(planned, declared)
             if wire in declared or CALL not in declared:
                 calls.append(self._call(call_id, wire, self.script.arguments))
             else:

@@ -3,9 +3,9 @@
 Cline (``cline --json PROMPT``) is configured in the private HOME with its own commands:
 ``cline auth`` points the ``openai`` provider at the stand-in (its key the measurement's
 secret), and ``cline mcp add NAME --transport streamable-http URL --header ... --yes`` adds
-each measurement server (the secret as a header). Cline offers an MCP tool to the model as
-``mcp__SERVER__TOOL``. It leaves a detached ``--cline-hub-daemon``
-behind, which the contained run kills (`process.run_contained`).
+each measurement server (the secret as a header). Cline offers an MCP tool to the model
+as ``mcp__SERVER__TOOL`` or as ``SERVER__TOOL`` (both seen). It leaves a detached
+``--cline-hub-daemon`` behind, which the contained run kills (`process.run_contained`).
 
 Introduced in: docs/measure.md; results in docs/clients.md.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from .adapter import ClientAdapter, Pin, Run, Workspace
 from .chat_standin import ChatStandIn
 from .errors import MeasureError
-from .harness import PROMPT, concurrency, require_turns, scratch_env
+from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env
 from .process import run_contained
 from .servers import MeasurementServers
 from .standin import Script
@@ -30,6 +30,12 @@ MODES = {
     "plan": ["--plan"],
     "plan, auto-approve false": ["--plan", "--auto-approve", "false"],
 }
+
+
+def wire_names() -> dict[str, str]:
+    """Cline's other name for a planned tool, ``SERVER__TOOL`` (it offers ``mcp__SERVER__TOOL``
+    in some runs and this in others)."""
+    return {planned.removeprefix("mcp__"): planned for planned in PLAN}
 
 
 class Cline(ClientAdapter):
@@ -74,7 +80,7 @@ class Cline(ClientAdapter):
         script: Script,
     ) -> Run:
         mark = servers.mark()
-        with ChatStandIn(script, token=servers.token) as stand_in:
+        with ChatStandIn(script, token=servers.token, wire_names=wire_names()) as stand_in:
             self._setup(cli, servers, work, stand_in.url)
             env = scratch_env(work.home)
             args = [cli, "--json", *MODES[mode], PROMPT]

@@ -26,7 +26,7 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
@@ -198,8 +198,11 @@ class StandIn:
         """The planned name (``mcp__server__tool``) of a tool offered as `wire`."""
         return self.wire_names.get(wire, wire)
 
-    def wire(self, planned: str) -> str:
-        """The name to call planned tool `planned` by."""
+    def wire(self, planned: str, offered: Collection[str] = ()) -> str:
+        """The name to call planned tool `planned` by: the one it is offered under, if given."""
+        for name in offered:
+            if self.planned(name) == planned:
+                return name
         for wire, name in self.wire_names.items():
             if name == planned:
                 return wire
