@@ -248,6 +248,27 @@ _add(
 )
 
 
+_add(
+    ClientModel(
+        "continue",
+        "Continue CLI",
+        "1.5.47",
+        "2026-12-01",
+        {
+            **_each(("normal", "readonly", "auto"), "none", _always(R)),
+            **_each(("normal", "readonly", "auto"), "--allow every MCP tool", _always(R)),
+            ("normal", "--ask every MCP tool"): _always(X),
+            ("readonly", "--ask every MCP tool"): _always(R),
+            ("auto", "--ask every MCP tool"): _always(R),
+        },
+        reads=(
+            "no hint: MCP tools run in every mode, --readonly (plan) included; headless, --ask "
+            "hides the tool in normal mode and changes nothing in --readonly or --auto"
+        ),
+    )
+)
+
+
 def census_model(client: str, version: str) -> ClientModel:
     """The model of `client` at `version`.
 
