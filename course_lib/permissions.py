@@ -53,9 +53,7 @@ __all__ = [
     "claude_code_outcome",
     "claude_code_session",
     "decide_with_rules",
-    "hints_by_rules",
     "outcome_of",
-    "rules_matrix",
 ]
 
 LISTS = ("deny", "ask", "allow")
@@ -352,69 +350,3 @@ def decide_with_rules(
         Outcome.RAN: "it runs without asking, whatever the hints say",
     }[outcome]
     return Decision(pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {why}.")
-
-
-def _shown(
-    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
-) -> str:
-    """An outcome as a table shows it: its value, with ``*`` when the safety classifier decided
-    (the classifier approving, as measured)."""
-    outcome = claude_code_outcome(
-        permissions, server, tool, annotations, mode=mode, version=version
-    )
-    judged = classifier_judges(permissions, server, tool, annotations, mode=mode, version=version)
-    return f"{outcome.value}*" if judged else outcome.value
-
-
-def rules_matrix(
-    permissions: Permissions,
-    server: str,
-    tools: Mapping[str, Any] | Sequence[Any],
-    modes: Sequence[str] = ("manual", "plan", "bypassPermissions", "dontAsk"),
-    *,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Any:
-    """A table: one row per tool of `server`, one column per mode, each cell an `Outcome` value
-    (``*``: the auto-mode safety classifier decided, and approved).
-
-    `tools` is a dict of name -> annotations, or a list of `Tool` objects.
-    """
-    import pandas as pd
-
-    if isinstance(tools, Mapping):
-        pairs = list(tools.items())
-    else:
-        pairs = [(t.name, t.annotations) for t in tools]
-    rows = {
-        name: [_shown(permissions, server, name, ann, m, version) for m in modes]
-        for name, ann in pairs
-    }
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
-    frame.index.name = "tool"
-    return frame
-
-
-def hints_by_rules(
-    server: str,
-    tool: str,
-    claims: Mapping[str, Any],
-    rule_sets: Mapping[str, Permissions],
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Any:
-    """A table of what Claude Code does with one tool: one row per declaration the server might
-    make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`);
-    ``*`` marks a call the safety classifier decided (approving)."""
-    import pandas as pd
-
-    rows = {
-        claim: {
-            label: _shown(rules, server, tool, hints, mode, version)
-            for label, rules in rule_sets.items()
-        }
-        for claim, hints in claims.items()
-    }
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = f"{tool}, {mode} mode"
-    return frame

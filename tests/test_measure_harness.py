@@ -132,7 +132,7 @@ def test_differences_name_every_changed_cell():
     results = dict(cell.results, delete=Result(Outcome.RAN))
     after.cells[0] = Cell(cell.mode, cell.rules, cell.classifier, results)
     assert differences(before, before) == []
-    assert differences(before, after) == [f"{cell.key} tool=delete: committed DENY, measured now RAN"]
+    assert differences(before, after) == [f"{cell.key} tool=delete: committed ASK-H, measured now RAN"]
 
 
 def test_differences_name_every_changed_result_outside_the_cells_too():

@@ -16,8 +16,8 @@ from course_lib.permissions import (
     claude_code_outcome,
     claude_code_session,
     decide_with_rules,
-    rules_matrix,
 )
+from course_lib.rule_tables import rules_matrix
 from course_lib.decisions import PreCall
 from course_lib.servers.file_ops import build_server
 

@@ -27,7 +27,7 @@ DOCUMENTED = {
     "legs": "Basis Leg",
     "trifecta": "SessionReport analyse_session",
     "guard": "SessionGuard",
-    "plots": "plot_dashboard plot_session",
+    "plots": "plot_census plot_dashboard plot_session",
     "agent": "ScriptedAgent open_session",
     "approval": "ConfirmationRequest approve_all decline_all",
     "audit": "SideEffect State check_behaviour side_effects snapshot",
@@ -38,6 +38,7 @@ DOCUMENTED = {
     "pinning": "PinCheck PinStore changed_fields fingerprint",
     "tables": "tools_table",
     "measured": "measured_table",
+    "census_tables": "census_table side_by_side",
 }
 
 

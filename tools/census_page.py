@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.census import HEADLINE, census_model  # noqa: E402
+from course_lib.census import census_model  # noqa: E402
+from course_lib.census_tables import HEADLINE  # noqa: E402
 from course_lib.measured import SHORT_LABELS, Measurement, committed_files  # noqa: E402
 
 PAGE = ROOT / "docs" / "clients.md"
@@ -96,7 +97,7 @@ def _section(m: Measurement, title: str) -> list[str]:
 
 
 def _headline() -> list[str]:
-    from course_lib.census import census_table
+    from course_lib.census_tables import census_table
 
     frame = census_table()
     lines = [f"| {frame.index.name} | " + " | ".join(frame.columns) + " |"]

@@ -15,7 +15,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from ..census import HEADLINE, census_measurements
+from ..census_tables import HEADLINE, census_measurements
 from ..measured import SHORT_LABELS, SHORT_OUTCOMES
 from ..permissions import Outcome
 from .palette import text_color

@@ -18,15 +18,16 @@ import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .process import Finished
+from .scratch import Workspace, cli_version
 from .servers import MeasurementServers
 from .standin import Script
 
-__all__ = ["ROOT", "ClientAdapter", "Pin", "Run", "Workspace"]
+__all__ = ["ROOT", "ClientAdapter", "Pin", "Run"]
 
 ROOT = Path(__file__).resolve().parents[2]
 """The course's checkout: `.peers/` (where `.ci/peers` installs the CLIs) is under it."""
@@ -66,21 +67,6 @@ class Pin:
         )
         steps.append("or run .ci/peers, which installs every pinned CLI from its lock file")
         return steps
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """One run's private folders: HOME (the CLI's config and state) and the project it runs in."""
-
-    root: Path
-    home: Path = field(init=False)
-    project: Path = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "home", self.root / "home")
-        object.__setattr__(self, "project", self.root / "project")
-        for folder in (self.home, self.project):
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 @dataclass
@@ -124,8 +110,6 @@ class ClientAdapter(ABC):
 
     def version(self, cli: str) -> str:
         """The version the CLI reports (``--version``)."""
-        from .harness import cli_version
-
         return cli_version(cli)
 
     @abstractmethod

@@ -20,24 +20,15 @@ from typing import Any
 
 from course_lib.measured import Result
 
-from .adapter import ClientAdapter, Pin, Run, Workspace
+from .adapter import ClientAdapter, Pin, Run
 from .anthropic_standin import AnthropicStandIn
+from .classify import classify
 from .errors import MeasureError
-from .harness import (
-    OTHER,
-    PLAN,
-    PROFILE_TOOLS,
-    PROMPT,
-    Progress,
-    classify,
-    cli_version,
-    concurrency,
-    require_turns,
-    scratch_env,
-    workspace,
-)
+from .findings import concurrency
+from .harness import OTHER, PLAN, PROFILE_TOOLS, PROMPT, Progress, require_turns
 from .process import run_contained
 from .profiles import GATE_TOOL, file_ops_tools
+from .scratch import Workspace, cli_version, scratch_env, workspace
 from .servers import MeasurementServers
 from .standin import Script
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run, Workspace
-from .harness import PROMPT, combinations, require_turns, scratch_env
+from .adapter import ClientAdapter, Pin, Run
+from .findings import combinations
+from .harness import PROMPT, require_turns
 from .process import run_contained
 from .responses_standin import ResponsesStandIn
+from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
 

@@ -18,10 +18,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from .adapter import ClientAdapter, Workspace
+from .adapter import ClientAdapter
 from .errors import MeasureError
-from .harness import PLAN, workspace
+from .harness import PLAN
 from .process import COMMAND_PREFIX
+from .scratch import Workspace, workspace
 from .servers import MeasurementServers
 from .standin import Script
 

@@ -19,10 +19,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run, Workspace
+from .adapter import ClientAdapter, Pin, Run
 from .chat_standin import ChatStandIn
-from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env
+from .findings import concurrency
+from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
+from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
 

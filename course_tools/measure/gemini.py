@@ -25,10 +25,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run, Workspace
+from .adapter import ClientAdapter, Pin, Run
+from .findings import concurrency, startup
 from .gemini_standin import GeminiStandIn
-from .harness import PLAN, PROMPT, concurrency, require_turns, scratch_env, startup
+from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
+from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run, Workspace
+from .adapter import ClientAdapter, Pin, Run
 from .chat_standin import ChatStandIn
-from .harness import PROMPT, concurrency, require_turns, scratch_env, startup
+from .findings import concurrency, startup
+from .harness import PROMPT, require_turns
 from .process import run_contained
+from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
 

@@ -24,9 +24,10 @@ from typing import Any
 
 from course_lib.safe_text import printable
 
-from .adapter import ClientAdapter, Workspace
+from .adapter import ClientAdapter
 from .errors import MeasureError
-from .harness import PROMPT, workspace
+from .harness import PROMPT
+from .scratch import Workspace, workspace
 from .servers import MeasurementServers
 from .standin import Script
 
