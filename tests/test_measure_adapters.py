@@ -114,3 +114,36 @@ def test_gemini_stand_in_calls_the_tool_by_gemini_clis_name_and_logs_its_respons
         router = json.loads(_post(stand_in.url + "/v1beta/models/m:generateContent", {"contents": []}, **{"x-goog-api-key": TOKEN}))
         assert "complexity_score" in router["candidates"][0]["content"]["parts"][0]["text"]
     assert [e["kind"] for e in stand_in.events].count("result") == 1
+
+
+def test_strace_connects_outside_loopback_are_found_and_a_dns_query_is_named():
+    from course_tools.measure.connections import _outside, _shown, parse_connects
+
+    trace = "\n".join([
+        'connect(3, {sa_family=AF_INET, sin_port=htons(41234), sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
+        'connect(4, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.1.2.3")}, 16) = 0',
+        'connect(5, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), '
+        'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH',
+        'connect(6, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110) = 0',
+    ])
+    found = parse_connects(trace)
+    assert set(found) == {"127.0.0.1:41234", "10.1.2.3:53", "2001:db8::1:443"}
+    outside = sorted(_shown(t) for t in found if _outside(t))
+    assert outside == ["2001:db8::1:443", "DNS query (port 53)"]
+
+
+def test_a_captured_dialog_keeps_its_words_without_borders_paths_or_control_characters(tmp_path):
+    from course_tools.measure.scratch import Workspace
+    from course_tools.measure.tui import _cleaned
+
+    work = Workspace(tmp_path)
+    screen = (
+        "╭────────╮\n"
+        f"│ Don't ask again in {work.project} │\n"
+        "│ Do you want to use this tool?\x1b]0;owned\x07 │\n"
+        "╰────────╯\n"
+    )
+    lines = _cleaned(screen, work)
+    assert lines[0] == "Don't ask again in PROJECT"
+    assert lines[1].startswith("Do you want to use this tool?") and "\x1b" not in lines[1]
+    assert len(lines) == 2
