@@ -254,6 +254,28 @@ _add(
 )
 
 
+def _opencode_like(client: str, title: str, version: str) -> ClientModel:
+    modes = ("build", "plan")
+    return ClientModel(
+        client,
+        title,
+        version,
+        "2026-12-01",
+        {
+            **_each(modes, "none", _always(R)),
+            **_each(modes, "permission: ask every MCP tool", _always(H)),
+            **_each(modes, "permission: deny every MCP tool", _always(X)),
+        },
+        reads=(
+            "no hint: both agents, build and plan, run every MCP tool unasked; a permission set "
+            "to ask is auto-rejected headless and ends the run; deny hides the tool"
+        ),
+    )
+
+
+_add(_opencode_like("opencode", "opencode", "1.18.33"))
+
+
 def census_model(client: str, version: str) -> ClientModel:
     """The model of `client` at `version`.
 
