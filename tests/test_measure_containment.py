@@ -147,3 +147,53 @@ def test_over_size_settings_json_is_refused_before_it_is_read(tmp_path, capsys):
         handle.write('{"permissions": {"allow": [' + ",".join(['"mcp__a__b"'] * 200_000) + "]}}")
     status, err = _settings_status(tmp_path, big, capsys)
     assert status == 2 and "too large" in err
+
+
+class _FakeServers:
+    """What an adapter needs of the measurement servers, without starting any."""
+
+    names = ("profiles", "other", "gate")
+    token = "secret-" + "z" * 40
+
+    def url(self, name):
+        return f"http://127.0.0.1:9/{name}/mcp"
+
+    def secret_url(self, name):
+        return f"http://127.0.0.1:9/{self.token}/{name}/mcp"
+
+    @property
+    def headers(self):
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def mark(self):
+        return 0
+
+    def calls_since(self, mark):
+        return []
+
+
+RECORD_ARGV = "import json, os, sys\nopen(os.environ['ARGV_LOG'], 'a').write(json.dumps(sys.argv) + '\\n')\n"
+
+
+@pytest.mark.parametrize("client", ["claude-code", "codex", "gemini", "qwen-code", "opencode", "kilo", "copilot", "cline", "continue"])
+def test_the_runs_secret_is_never_on_a_command_line_another_user_could_read(client, tmp_path, monkeypatch):
+    from course_tools.measure import scratch
+    from course_tools.measure.errors import MeasureError
+    from course_tools.measure.registry import ADAPTERS
+    from course_tools.measure.scratch import Workspace
+
+    log = tmp_path / "argv.jsonl"
+    cli = tmp_path / "fake-cli"
+    cli.write_text(f"#!{sys.executable}\n{RECORD_ARGV}", encoding="utf-8")
+    cli.chmod(0o755)
+    real_env = scratch.scratch_env
+    monkeypatch.setattr(scratch, "scratch_env", lambda home, keep=(): {**real_env(home, keep), "ARGV_LOG": str(log)})
+    for module in ("claude_code", "codex", "gemini", "qwen_code", "opencode", "copilot", "cline", "continue_cli"):
+        monkeypatch.setattr(f"course_tools.measure.{module}.scratch_env", scratch.scratch_env, raising=False)
+    adapter = ADAPTERS[client]
+    servers = _FakeServers()
+    with pytest.raises(MeasureError):
+        adapter.run_turn(str(cli), servers, Workspace(tmp_path / "work"), adapter.modes(str(cli))[0] if client != "claude-code" else "default", {}, Script.one_per_turn(["mcp__profiles__delete"]))
+    runs = log.read_text(encoding="utf-8").splitlines()
+    assert runs, "the fake CLI never ran"
+    assert not [argv for argv in runs if servers.token in argv]

@@ -1,10 +1,13 @@
 """Measure Cline CLI: act and plan mode, with auto-approval on (its default) and off.
 
-Cline (``cline --json PROMPT``) is configured in the private HOME with its own commands:
-``cline auth`` points the ``openai`` provider at the stand-in (its key the measurement's
-secret), and ``cline mcp add NAME --transport streamable-http URL --header ... --yes`` adds
-each measurement server (the secret as a header). Cline offers an MCP tool to the model
-as ``mcp__SERVER__TOOL`` or as ``SERVER__TOOL`` (both seen). It leaves a detached
+Cline (``cline --json PROMPT``) is configured in the private HOME with the files its own
+``cline auth -p openai -k KEY -b URL`` and ``cline mcp add NAME --transport streamable-http URL
+--header ... --yes`` write (``~/.cline/data/settings/providers.json`` and
+``cline_mcp_settings.json``): the ``openai-compatible`` provider points at the stand-in, its
+key the measurement's secret, and each measurement server gets the secret as a header. Written
+directly, so the secret is never on a command line, where another local user could read it.
+Cline offers an MCP tool to the model as ``mcp__SERVER__TOOL`` or as ``SERVER__TOOL`` (both
+seen). It leaves a detached
 ``--cline-hub-daemon`` behind, which the contained run kills (`process.run_contained`).
 
 Introduced in: docs/measure.md; results in docs/clients.md.
@@ -12,11 +15,11 @@ Introduced in: docs/measure.md; results in docs/clients.md.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .adapter import ClientAdapter, Pin, Run
 from .chat_standin import ChatStandIn
-from .errors import MeasureError
 from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
@@ -55,22 +58,37 @@ class Cline(ClientAdapter):
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
         return {"concurrency": concurrency(self, cli, servers, "act")}
 
-    def _setup(self, cli: str, servers: MeasurementServers, work: Workspace, url: str) -> None:
-        env = scratch_env(work.home)
-        commands = [[cli, "auth", "-p", "openai", "-k", servers.token, "-b", f"{url}/v1"]]
-        commands[0] += ["-m", "stand-in"]
-        for name in servers.names:
-            header = f"Authorization: Bearer {servers.token}"
-            commands.append(
-                [cli, "mcp", "add", name, "--transport", "streamable-http", servers.url(name)]
-                + ["--header", header, "--yes"]
-            )
-        for command in commands:
-            done = run_contained(command, cwd=work.project, env=env, timeout=120)
-            if done.returncode != 0:
-                raise MeasureError(
-                    f"cline {command[1]} failed (exit {done.returncode}): {done.tail(600)}"
-                )
+    def _setup(self, servers: MeasurementServers, work: Workspace, url: str) -> None:
+        """Write what ``cline auth`` and ``cline mcp add`` would (the same files), so the secret
+        never appears on a command line."""
+        settings = work.home / ".cline" / "data" / "settings"
+        settings.mkdir(mode=0o700, parents=True)
+        provider = {
+            "provider": "openai-compatible",
+            "apiKey": servers.token,
+            "model": "stand-in",
+            "baseUrl": f"{url}/v1",
+        }
+        providers = {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "modes": {},
+            "providers": {
+                "openai-compatible": {
+                    "settings": provider,
+                    "updatedAt": "2026-12-01T00:00:00.000Z",  # without it Cline resets the file
+                    "tokenSource": "manual",
+                }
+            },
+        }
+        (settings / "providers.json").write_text(json.dumps(providers), encoding="utf-8")
+        transport = {"type": "streamableHttp", "headers": servers.headers}
+        mcp = {
+            name: {"transport": {**transport, "url": servers.url(name)}} for name in servers.names
+        }
+        (settings / "cline_mcp_settings.json").write_text(
+            json.dumps({"mcpServers": mcp}), encoding="utf-8"
+        )
 
     def run_turn(
         self,
@@ -83,7 +101,7 @@ class Cline(ClientAdapter):
     ) -> Run:
         mark = servers.mark()
         with ChatStandIn(script, token=servers.token, wire_names=wire_names()) as stand_in:
-            self._setup(cli, servers, work, stand_in.url)
+            self._setup(servers, work, stand_in.url)
             env = scratch_env(work.home)
             args = [cli, "--json", *MODES[mode], PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)

@@ -3,7 +3,8 @@
 Copilot CLI (``copilot -p``) runs offline with no GitHub login (``COPILOT_OFFLINE=true``)
 against the OpenAI-compatible stand-in (``COPILOT_PROVIDER_*``, the key the measurement's
 secret), with its state in a private ``COPILOT_HOME``. The measurement servers are given for
-the session with ``--additional-mcp-config`` (the secret as a header), the built-in GitHub
+the session with ``--additional-mcp-config @FILE`` (the secret as a header, in a private file),
+the built-in GitHub
 servers off. The binary unpacks its JavaScript on the first run. Modes: plain ``-p``,
 ``--plan``, ``--autopilot`` and ``--allow-all-tools``; settings: ``--allow-tool`` and
 ``--deny-tool`` for the whole profiles server.
@@ -76,6 +77,8 @@ class Copilot(ClientAdapter):
     def _prepare(
         self, servers: MeasurementServers, work: Workspace, url: str
     ) -> tuple[list[str], dict[str, str]]:
+        """Options and environment; the MCP config (it holds the secret) goes in a private file,
+        given as ``@FILE``, so the secret never appears on a command line."""
         mcp = {
             name: {
                 "type": "http",
@@ -85,6 +88,8 @@ class Copilot(ClientAdapter):
             }
             for name in servers.names
         }
+        config = work.root / "mcp-config.json"
+        config.write_text(json.dumps({"mcpServers": mcp}), encoding="utf-8")
         env = scratch_env(work.home)
         env.update(
             self.environment,
@@ -93,8 +98,12 @@ class Copilot(ClientAdapter):
             COPILOT_PROVIDER_API_KEY=servers.token,
             COPILOT_MODEL="stand-in",
         )
-        args = ["--no-auto-update", "--disable-builtin-mcps"]
-        args += ["--additional-mcp-config", json.dumps({"mcpServers": mcp})]
+        args = [
+            "--no-auto-update",
+            "--disable-builtin-mcps",
+            "--additional-mcp-config",
+            f"@{config}",
+        ]
         return args, env
 
     def run_turn(

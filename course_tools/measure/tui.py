@@ -6,7 +6,9 @@ the CLI starts in its private HOME and project, the prompt is typed, and the scr
 until the adapter's dialog pattern appears (a dialog) or the tool ran or failed (none). The
 dialog's text is kept as captured, with the private folders' paths replaced by ``PROJECT``
 and ``HOME``, every line stripped of control characters (`course_lib.safe_text.printable`).
-One tmux session per profile, killed at the end (its server too: a private socket).
+One tmux session per profile, on a private socket; its server detaches, so it is re-parented
+to this process (a child subreaper while the session lasts) and killed with everything it
+started when the session ends.
 
 Introduced in: docs/measure.md (``measure-client CLIENT --tui``); results in docs/clients.md.
 """
@@ -23,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from course_lib.safe_text import printable
+from course_lib.server_process import orphans_killed
 
 from .adapter import ClientAdapter
 from .errors import MeasureError
 from .harness import PROMPT
-from .scratch import Workspace, workspace
+from .scratch import Workspace
 from .servers import MeasurementServers
 from .standin import Script
 
@@ -49,9 +52,12 @@ class _Tmux:
             raise MeasureError("tmux is not installed (Debian/Ubuntu: sudo apt-get install tmux)")
         self.base = [tmux, "-S", str(folder / "tmux.sock")]
 
-    def start(self, command: str) -> None:
+    def start(self, command: str, env: dict[str, str]) -> None:
+        """Start the session's server with `env` as its whole environment (the session inherits
+        it), so no secret is on a command line."""
         size = ["-x", str(WIDTH), "-y", str(HEIGHT)]
-        subprocess.run([*self.base, "new-session", "-d", "-s", "m", *size, command], check=True)
+        run = [*self.base, "new-session", "-d", "-s", "m", *size, command]
+        subprocess.run(run, check=True, env=env)
 
     def screen(self) -> str:
         done = subprocess.run(
@@ -95,15 +101,17 @@ def _one(
     """Call `tool` once in the TUI; say whether a dialog appeared and what it said."""
     spec = adapter.tui()
     assert spec is not None
-    with workspace("measure-tui-") as tmp, tempfile.TemporaryDirectory() as sock:
-        work = Workspace(Path(tmp))
-        tmux = _Tmux(Path(sock))
+    folders = tempfile.TemporaryDirectory(prefix="measure-tui-", ignore_cleanup_errors=True)
+    # tmux's server detaches; as the subreaper we get it back and kill it with all it started
+    with folders as tmp, orphans_killed():
+        work = Workspace(Path(tmp) / "work")
+        (Path(tmp) / "tmux").mkdir(mode=0o700)
+        tmux = _Tmux(Path(tmp) / "tmux")
         try:
             with adapter.interactive(cli, servers, work, Script.one_per_turn([tool])) as session:
                 args, env, stand_in = session
-                assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
                 command = " ".join(shlex.quote(a) for a in args)
-                tmux.start(f"cd {shlex.quote(str(work.project))} && env -i {assignments} {command}")
+                tmux.start(f"cd {shlex.quote(str(work.project))} && exec {command}", env)
                 if _wait(tmux, spec["ready"], STARTUP_SECONDS) is None:
                     return {
                         "dialog": None,
