@@ -69,7 +69,7 @@ def _dialogs(m: Measurement) -> list[str]:
         "",
     ]
     words = {True: "dialog", False: "none", None: "unclear"}
-    shown = ", ".join(
+    shown = "; ".join(
         f"{SHORT_LABELS.get(t, t)}: {words[d.get('dialog')]}" for t, d in dialogs.items()
     )
     lines.append(shown + ".")
