@@ -47,7 +47,7 @@ class Cline(ClientAdapter):
     """Cline CLI (``cline --json``), act and plan, auto-approve on and off."""
 
     pin = Pin("cline", "Cline CLI", "cline", "3.0.65", "cline", "cline")
-    headless_phrases = ("non-interactive", "cannot prompt", "no interactive", "not approved")
+    headless_phrases = ("requires approval in a tty session", "non-interactive", "cannot prompt")
 
     def modes(self, cli: str) -> list[str]:
         return list(MODES)
