@@ -42,8 +42,7 @@ HEADLINE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 CENSUS_COLUMNS = {
     "read_closed": "read-only",
     "append": "additive",
-    "set_value": "idem.",
-    "delete": "destr.",
+    "delete": "destructive",
     "unannotated": "no hints",
     "read_destructive": "ro+destr",
 }
@@ -59,7 +58,7 @@ _CHATGPT = {"read_closed": "may run", "read_destructive": "may run"}
 
 DOCUMENTED: tuple[tuple[str, str, Policy | None], ...] = (
     ("VS Code", "its source", VSCODE),
-    ("Cursor Ask mode", "issue threads", CURSOR_ASK),
+    ("Cursor Ask mode", "issues", CURSOR_ASK),
     ("ChatGPT", "OpenAI docs", None),
 )
 """Clients known from documents only: (name, source, its model), shown in lower case so a reader
