@@ -275,6 +275,25 @@ def _opencode_like(client: str, title: str, version: str) -> ClientModel:
 
 _add(_opencode_like("opencode", "opencode", "1.18.33"))
 
+_add(
+    ClientModel(
+        "cline",
+        "Cline CLI",
+        "3.0.65",
+        "2026-12-01",
+        {
+            ("act", "none"): _always(R),
+            ("plan", "none"): _always(R),
+            ("act, auto-approve false", "none"): _always(H),
+            ("plan, auto-approve false", "none"): _always(H),
+        },
+        reads=(
+            "no hint: with auto-approval (its default) every call runs, plan mode included; "
+            "without it every call would ask, which a headless run cannot"
+        ),
+    )
+)
+
 
 def census_model(client: str, version: str) -> ClientModel:
     """The model of `client` at `version`.
