@@ -34,7 +34,7 @@ HEADLINE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("copilot", "Copilot CLI", ("prompt", "plan")),
     ("opencode", "opencode", ("build", "plan")),
     ("kilo", "Kilo CLI", ("build", "plan")),
-    ("cline", "Cline CLI", ("act, auto-approve false", "plan, auto-approve false")),
+    ("cline", "Cline CLI", ("act", "plan")),
     ("continue", "Continue CLI", ("normal", "readonly")),
 )
 """The census table's rows: each client's everyday mode and its plan (read-only) mode."""
@@ -112,7 +112,7 @@ def census_table(*, documented: bool = True) -> Any:
         modes = dict((c, ms) for c, _, ms in HEADLINE)[m.client]
         for mode in modes:
             cell = m.cell(mode)
-            label = f"{titles[m.client]} {m.version} {mode.split(',')[0]}"
+            label = f"{titles[m.client]} {m.version} {mode}"
             rows[label] = {
                 CENSUS_COLUMNS[t]: cell.results[t].short() if t in cell.results else "-"
                 for t in CENSUS_COLUMNS
@@ -123,8 +123,16 @@ def census_table(*, documented: bool = True) -> Any:
         for name, source, policy in DOCUMENTED:
             rows[f"{name} ({source})"] = _documented_row(policy, hints)
     frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = f"measured {', '.join(sorted(dates))}"
+    frame.index.name = f"measured {_dates(dates)}"
     return frame
+
+
+def _dates(dates: set[str]) -> str:
+    """``2026-12-01``, or a short range such as ``2026-12-01..02`` (projector width)."""
+    first, last = min(dates), max(dates)
+    if first == last:
+        return first
+    return f"{first}..{last[8:]}" if first[:8] == last[:8] else f"{first}..{last}"
 
 
 def side_by_side(*picks: tuple[str, str]) -> Any:
@@ -153,5 +161,5 @@ def side_by_side(*picks: tuple[str, str]) -> Any:
             SHORT_LABELS.get(t, t): r.short() for t, r in m.cell(mode).results.items()
         }
     frame = pd.DataFrame(columns)
-    frame.index.name = f"measured {', '.join(sorted(dates))}"
+    frame.index.name = f"measured {_dates(dates)}"
     return frame
