@@ -26,6 +26,7 @@ include_patterns = [
     "notebooks/[0-9][0-9]_*.ipynb",
     "exercises/[0-9][0-9]_*.ipynb",
     "docs/instructor.md",
+    "docs/clients.md",
 ]
 exclude_patterns = ["**/.ipynb_checkpoints", "book/node_modules", "README.md"]
 
