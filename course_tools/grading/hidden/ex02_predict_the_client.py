@@ -322,7 +322,7 @@ CASES += [
         target="RULES",
         expr="RULES",
         judge=_rules_judge(case),
-        points=0.4,
+        points=0.5 if case.id.startswith("later") else 0.375,  # 8 x 3/8 + 2 x 1/2 = 4
         hint=case.hint,
     )
     for case in RULE_CASES
