@@ -1,70 +1,47 @@
-"""Time the client census: seconds per run and per profile cell for each client, and the whole.
+"""Benchmark: the census of real servers: install from the lock files, then one offline run.
 
-    python benchmarks/bench_census.py                      # every client .ci/peers installed
-    python benchmarks/bench_census.py gemini copilot --full
+Usage:
+    python benchmarks/bench_census.py [--root DIR] [--only LABEL ...] [--runs 1]
 
-For each client it measures one mode with no trust or rule setting, one run, and prints the
-seconds per CLI run and per profile cell (a run calls every measurement tool once). From the
-number of runs a full measurement needs (modes x settings, plus the classifier's refusing cells)
-it estimates the whole census at one run per cell, which is what the peers tier does; with
-`--full` it times that whole census instead. Needs the CLIs (.ci/peers installs them); contacts
-nothing but 127.0.0.1. Give the figures with the machine and its load: never from a busy one.
+Prints the wall time of `census install` into DIR (default: a fresh folder under build/, so the
+install is cold for the course but uses npm's and pip's own download caches, as a CI machine
+does on its second run) and of each `census run --check` after it (installs are then skipped by
+their lock-file hash). Target (issue 21): install + run within 30 minutes on a 2-core machine
+with warm registry caches, and a run within 5 minutes, so the peers tier fits a 90-minute CI.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import sys
 import time
+from pathlib import Path
 
-from course_tools.measure.adapter import ClientAdapter
-from course_tools.measure.errors import MeasureError
-from course_tools.measure.harness import PLAN, measure
-from course_tools.measure.registry import ADAPTERS
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _runs_needed(adapter: ClientAdapter, cli: str) -> int:
-    """Runs of one full measurement at one run per cell (a classifier mode counts twice)."""
-    modes = adapter.modes(cli)
-    classifier = sum(m in {"auto"} for m in modes)  # measured approving, then refusing
-    return (len(modes) + classifier) * len(adapter.settings())
+def timed(argv: list[str]) -> tuple[float, int]:
+    started = time.monotonic()
+    done = subprocess.run(argv, cwd=ROOT, check=False)
+    return time.monotonic() - started, done.returncode
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("clients", nargs="*", default=sorted(ADAPTERS), help="clients to time")
-    parser.add_argument("--full", action="store_true", help="time the whole census, one run a cell")
+    parser.add_argument("--root", type=Path, default=ROOT / "build" / "bench-census")
+    parser.add_argument("--only", nargs="+", metavar="LABEL")
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
-    total_estimate = total_wall = 0.0
-    print(f"{'client':12} {'version':9} {'s/run':>7} {'s/cell':>7} {'runs':>5} {'census s':>9}")
-    for name in args.clients:
-        adapter = ADAPTERS[name]
-        cli = adapter.find(None)
-        if cli is None:
-            print(f"{name:12} not installed (run .ci/peers)", file=sys.stderr)
-            continue
-        modes = None if args.full else adapter.modes(cli)[:1]
-        started = time.monotonic()
-        try:
-            m = measure(adapter, cli, repeats=1, modes=modes)
-        except MeasureError as exc:
-            print(f"{name:12} failed: {exc}", file=sys.stderr)
-            continue
-        wall = time.monotonic() - started
-        per_run = float(m.timing["seconds_per_run"])
-        runs = _runs_needed(adapter, cli)
-        estimate = wall if args.full else per_run * runs
-        total_estimate += estimate
-        total_wall += wall
-        print(
-            f"{name:12} {m.version:9} {per_run:7.2f} {per_run / len(PLAN):7.2f} {runs:5d} "
-            f"{estimate:9.0f}"
-        )
-    what = "measured" if args.full else "estimated from one mode each"
-    print(
-        f"whole census at one run per cell: {total_estimate / 60:.1f} min ({what}); "
-        f"this run took {total_wall / 60:.1f} min"
-    )
+    shutil.rmtree(args.root, ignore_errors=True)
+    base = [sys.executable, "-m", "course_tools", "census"]
+    only = ["--only", *args.only] if args.only else []
+    seconds, status = timed([*base, "install", "--root", str(args.root), *only])
+    print(f"install: {seconds:.0f} s (exit {status})")
+    for run in range(args.runs):
+        seconds, status = timed([*base, "run", "--check", "--root", str(args.root), *only])
+        print(f"run {run + 1}: {seconds:.0f} s (exit {status})")
     return 0
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import anyio
 
 from course_lib import connect, python_command
-from course_lib.servers.file_ops import build_server
+from course_lib.servers.file_ops import file_ops_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +53,7 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as root:
-        server = build_server(root)
+        server = file_ops_server(root)
         anyio.run(measure, server, 5)  # warm-up: imports, first-call caches
         in_process = anyio.run(measure, server, args.in_process_runs)
         command = python_command("-m", "course_lib", "serve", "file-ops", "--root", root)

@@ -1,7 +1,7 @@
 """Benchmark the grader: a class of 30 submissions, graded with --jobs 1 and --jobs 2.
 
 Usage: python benchmarks/bench_grading.py [--count 30] [--jobs 1 2]
-           [--isolation auto bwrap none] [--keep DIR]
+           [--isolation bwrap none] [--keep DIR]
 
 The class mixes correct, wrong and blank notebooks of all four exercises and one infinite loop,
 built from the committed solutions/ and exercises/. Targets (docs/instructor.md): 30 submissions
@@ -91,7 +91,7 @@ def build_class(folder: Path, count: int) -> dict[str, int]:
 
 
 def grade(
-    submissions: Path, out: Path, jobs: int, isolation: str = "auto"
+    submissions: Path, out: Path, jobs: int, isolation: str = "bwrap"
 ) -> tuple[float, list[dict[str, str]]]:
     started = time.monotonic()
     argv = [
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--isolation",
         nargs="+",
-        default=["auto"],
-        help="isolation modes to compare (default: auto)",
+        default=["bwrap"],
+        help="isolation modes to compare (default: bwrap)",
     )
     parser.add_argument(
         "--keep", type=Path, help="build the class here and keep it (default: a temporary folder)"

@@ -49,12 +49,17 @@ EXERCISE_NOTE = {
 }
 
 
-# Pages the Chinese edition leaves in English on purpose (for instructors, not learners).
+# Pages the Chinese edition leaves in English for now: the guides in docs/ (for instructors,
+# operators and contributors; the lessons, exercises, glossary and agenda are translated).
+ENGLISH_ONLY = "docs/"
 ENGLISH_ONLY_NOTE = {
     "docs/instructor": (
         "讲师指南目前只有英文版。面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。"
     ),
 }
+ENGLISH_ONLY_DEFAULT_NOTE = (
+    "本页目前只有英文版。面向学习者的内容（各课、练习、术语表和课程安排）均已译为中文。"
+)
 
 
 class mermaid(sphinx_mermaid.mermaid, addnodes.translatable):
@@ -113,8 +118,8 @@ def add_page_notes(app: Sphinx, doctree: nodes.document) -> None:
     if docname.startswith("exercises/"):
         path = f"{docname}.ipynb"
         _insert_note(doctree, EXERCISE_NOTE[language].format(path=path, zh_path=f"zh-CN/{path}"))
-    elif language == "zh_CN" and docname in ENGLISH_ONLY_NOTE:
-        _insert_note(doctree, ENGLISH_ONLY_NOTE[docname])
+    elif language == "zh_CN" and docname.startswith(ENGLISH_ONLY):
+        _insert_note(doctree, ENGLISH_ONLY_NOTE.get(docname, ENGLISH_ONLY_DEFAULT_NOTE))
 
 
 def readme_links_from_book(

@@ -1,7 +1,7 @@
 """Sphinx configuration of the course book (English source, Simplified Chinese from locales/).
 
 Build it with ``python tools/build_book.py`` (both languages). The source directory is the
-repository root, so lessons, exercises and the instructor guide are read where they live and
+repository root, so lessons, exercises and the guides in docs/ are read where they live and
 their relative links resolve as they do in JupyterLab; only the files in ``include_patterns``
 are part of the book.
 """
@@ -25,8 +25,7 @@ include_patterns = [
     "book/*.md",
     "notebooks/[0-9][0-9]_*.ipynb",
     "exercises/[0-9][0-9]_*.ipynb",
-    "docs/instructor.md",
-    "docs/clients.md",
+    "docs/*.md",
 ]
 exclude_patterns = ["**/.ipynb_checkpoints", "book/node_modules", "README.md"]
 

@@ -26,7 +26,7 @@ __all__ = [
     "NOT_MEANINGFUL",
     "EffectiveHints",
     "Field",
-    "Profile",
+    "RiskProfile",
     "SPEC_DEFAULTS",
     "AnnotationsLike",
     "Tools",
@@ -74,7 +74,10 @@ def _sdk_doc_comments() -> dict[str, str]:
         source = textwrap.dedent(inspect.getsource(ToolAnnotations))
     except (OSError, TypeError):  # an SDK installed without .py sources
         return {}
-    body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
+    tree = ast.parse(source).body[0]
+    if not isinstance(tree, ast.ClassDef):
+        return {}
+    body = tree.body
     docs: dict[str, str] = {}
     for stmt, following in zip(body, body[1:]):
         if (
@@ -234,7 +237,7 @@ def effective(annotations: AnnotationsLike) -> EffectiveHints:
     )
 
 
-class Profile(str, Enum):
+class RiskProfile(Enum):
     """The four risk profiles the course sorts every tool into (by its effective hints)."""
 
     READ_ONLY = "read-only"
@@ -246,7 +249,7 @@ class Profile(str, Enum):
         return self.value
 
 
-def classify(annotations: AnnotationsLike) -> Profile:
+def classify(annotations: AnnotationsLike) -> RiskProfile:
     """Return the risk profile of a tool from its effective hints.
 
     read-only: `readOnlyHint` true. destructive: may delete or overwrite (retry-safe
@@ -255,10 +258,10 @@ def classify(annotations: AnnotationsLike) -> Profile:
     """
     eff = effective(annotations)
     if eff.read_only:
-        return Profile.READ_ONLY
+        return RiskProfile.READ_ONLY
     if eff.destructive:
-        return Profile.DESTRUCTIVE
-    return Profile.IDEMPOTENT_WRITE if eff.idempotent else Profile.ADDITIVE
+        return RiskProfile.DESTRUCTIVE
+    return RiskProfile.IDEMPOTENT_WRITE if eff.idempotent else RiskProfile.ADDITIVE
 
 
 def as_tool(tool: Tool | Mapping[str, Any]) -> Tool:

@@ -29,8 +29,8 @@ from typing import Any
 __all__ = [
     "TODO",
     "CheckResult",
+    "Mark",
     "NotAttempted",
-    "Outcome",
     "Part",
     "Status",
     "contains_todo",
@@ -88,17 +88,20 @@ def contains_todo(value: Any, _depth: int = 0) -> bool:
     return False
 
 
-class Status(str, Enum):
-    """How one visible check went."""
+class Status(Enum):
+    """How a visible check went: one item of a part, or the whole part (`CheckResult.status`)."""
 
-    PASS = "pass"
-    FAIL = "fail"
-    TODO = "not attempted"
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_ATTEMPTED = "not attempted"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """The result of one visible check."""
+class Mark:
+    """How one item of a part (a tool, an input, a scenario) did in its visible check."""
 
     label: str
     status: Status
@@ -112,27 +115,27 @@ class Part:
 
     id: str
     title: str
-    run: Callable[[Any], list[Outcome]] = field(repr=False)
+    run: Callable[[Any], list[Mark]] = field(repr=False)
     not_attempted_help: str = ""
     unit: str = "checks"
 
 
-def passed(label: str) -> Outcome:
+def passed(label: str) -> Mark:
     """A check that passed."""
-    return Outcome(label, Status.PASS)
+    return Mark(label, Status.PASSED)
 
 
-def failed(label: str, message: str, hint: str = "") -> Outcome:
+def failed(label: str, message: str, hint: str = "") -> Mark:
     """A check that failed: what was expected and what came, and the rule behind it."""
-    return Outcome(label, Status.FAIL, message, hint)
+    return Mark(label, Status.FAILED, message, hint)
 
 
-def not_attempted(label: str) -> Outcome:
+def not_attempted(label: str) -> Mark:
     """A check whose answer is still a stub."""
-    return Outcome(label, Status.TODO)
+    return Mark(label, Status.NOT_ATTEMPTED)
 
 
-def crashed(label: str, exc: BaseException) -> Outcome:
+def crashed(label: str, exc: BaseException) -> Mark:
     """A check whose answer raised: a stub's `NotAttempted`, or a learner's bug (a failure)."""
     if isinstance(exc, NotImplementedError):
         return not_attempted(label)
@@ -161,18 +164,19 @@ def name_set(value: Any) -> set[str] | None:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """What `check` found: "passed", "failed" or "not attempted", with each visible case's outcome.
+    """What `check` found for a part (`Status.PASSED`, `FAILED` or `NOT_ATTEMPTED`), with the
+    `Mark` of each item it checked.
 
     True in an `if` only when every visible check passed. It shows nothing in a notebook
     (the printed report is the display), so a check cell needs no trailing semicolon.
     """
 
     part: str
-    status: str
-    outcomes: tuple[Outcome, ...] = ()
+    status: Status
+    marks: tuple[Mark, ...] = ()
 
     def __bool__(self) -> bool:
-        return self.status == "passed"
+        return self.status is Status.PASSED
 
     def _ipython_display_(self) -> None:
         pass
@@ -181,16 +185,16 @@ class CheckResult:
 _SHOWN_FAILURES = 5  # a function wrong on many inputs: show the first few, count the rest
 
 
-def _report(part: Part, outcomes: list[Outcome]) -> CheckResult:
-    good = sum(o.status is Status.PASS for o in outcomes)
-    bad = [o for o in outcomes if o.status is Status.FAIL]
-    todo = [o for o in outcomes if o.status is Status.TODO]
-    total = len(outcomes)
+def _report(part: Part, marks: list[Mark]) -> CheckResult:
+    good = sum(o.status is Status.PASSED for o in marks)
+    bad = [o for o in marks if o.status is Status.FAILED]
+    todo = [o for o in marks if o.status is Status.NOT_ATTEMPTED]
+    total = len(marks)
     head = f"Part {part.id} ({part.title})"
     if todo and not good and not bad:
         help_ = part.not_attempted_help
         print(f"⏳ {head}: not attempted yet. To start: {help_}, then run this cell again.")
-        return CheckResult(part.id, "not attempted", tuple(outcomes))
+        return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
     if bad:
         print(f"❌ {head}: {len(bad)} of {total} {part.unit} wrong.")
     elif todo:
@@ -201,23 +205,24 @@ def _report(part: Part, outcomes: list[Outcome]) -> CheckResult:
             "   The grader checks again with cases of its own: "
             "re-read the task before you hand it in."
         )
-        return CheckResult(part.id, "passed", tuple(outcomes))
+        return CheckResult(part.id, Status.PASSED, tuple(marks))
     shown = 0
-    for outcome in outcomes:
-        if outcome.status is Status.FAIL:
+    for mark in marks:
+        if mark.status is Status.FAILED:
             shown += 1
             if shown > _SHOWN_FAILURES:
                 continue
-            print(f"   ✗ {outcome.label}: {outcome.message}")
-            if outcome.hint:
-                print(f"     Hint: {outcome.hint}.")
-        elif outcome.status is Status.TODO:
-            print(f"   … {outcome.label}: not attempted yet")
+            print(f"   ✗ {mark.label}: {mark.message}")
+            if mark.hint:
+                print(f"     Hint: {mark.hint}.")
+        elif mark.status is Status.NOT_ATTEMPTED:
+            print(f"   … {mark.label}: not attempted yet")
         elif total <= 12:
-            print(f"   ✓ {outcome.label}")
+            print(f"   ✓ {mark.label}")
     if shown > _SHOWN_FAILURES:
         print(f"   … and {shown - _SHOWN_FAILURES} more wrong {part.unit} like these.")
-    return CheckResult(part.id, "failed" if bad else "not attempted", tuple(outcomes))
+    status = Status.FAILED if bad else Status.NOT_ATTEMPTED
+    return CheckResult(part.id, status, tuple(marks))
 
 
 def run_part(part: Part, answer: Any) -> CheckResult:
@@ -225,7 +230,7 @@ def run_part(part: Part, answer: Any) -> CheckResult:
     if answer is TODO:
         return _report(part, [not_attempted(part.id)])
     try:
-        outcomes = part.run(answer)
+        marks = part.run(answer)
     except (Exception, SystemExit) as exc:
-        outcomes = [crashed(part.id, exc)]
-    return _report(part, outcomes)
+        marks = [crashed(part.id, exc)]
+    return _report(part, marks)

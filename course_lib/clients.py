@@ -120,7 +120,7 @@ class ClaudeCodePolicy(Policy):
             f"(course_lib/data/clients/claude-code-{version}.json)"
         )
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(self, annotations: Any, *, trust: Trust = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)  # validated; Claude Code does not check server trust beyond installation
         read_only = declared(annotations)["readOnlyHint"] is True
         if_read_only, otherwise = CLAUDE_CODE_MODES[self.version][self.mode]
@@ -183,7 +183,7 @@ class CodexPolicy(Policy):
             return False
         return not (values["destructiveHint"] is False and values["openWorldHint"] is False)
 
-    def decide(self, annotations: Any, *, trust: Trust | str = Trust.UNTRUSTED) -> Decision:
+    def decide(self, annotations: Any, *, trust: Trust = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)
         values = declared(annotations)
         if self.mode == "bypass":

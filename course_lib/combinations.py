@@ -94,7 +94,7 @@ def combinations_table() -> pd.DataFrame:
     return frame.astype(object)
 
 
-def decision_matrix(policy: Policy, *, trust: Trust | str = Trust.UNTRUSTED) -> pd.DataFrame:
+def decision_matrix(policy: Policy, *, trust: Trust = Trust.UNTRUSTED) -> pd.DataFrame:
     """Return `policy`'s decision for each of the 81 combinations, in `all_combinations` order.
 
     Columns: the four declared hints (None where absent), "before call" (`PreCall` value),
@@ -125,7 +125,7 @@ def decisions_table(
     tools: Tools,
     policies: Sequence[Policy] = POLICIES,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
 ) -> pd.DataFrame:
     """Return each policy's decision for each tool: one row per tool, two columns per policy.
 

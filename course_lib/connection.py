@@ -25,11 +25,14 @@ from mcp.types import CallToolResult, Tool
 from .safe_text import printable
 from .server_process import (
     MAX_LINE,
+    STDERR_LINES,
     StderrTail,
     kill_server_group,
     record_started_servers,
     started_servers,
 )
+from .servers import DemoServer
+from .wire import WireLog, recorded
 
 if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -46,7 +49,8 @@ __all__ = [
 
 T = TypeVar("T")
 Target = Any
-"""What `connect` accepts: a server object, a command list or string, or `StdioServerParameters`."""
+"""What `connect` accepts: a server object (or a demo server's handle), a command list or string, or
+`StdioServerParameters`."""
 
 
 class ConnectError(RuntimeError):
@@ -54,11 +58,14 @@ class ConnectError(RuntimeError):
 
     `closed` is True when the server closed the connection during the handshake (it
     crashed or exited), as opposed to not starting, answering wrongly or timing out.
+    `stderr` holds the end of what the server wrote on stderr (escaped), for callers that
+    must tell one crash from another.
     """
 
-    def __init__(self, message: str, *, closed: bool = False) -> None:
+    def __init__(self, message: str, *, closed: bool = False, stderr: str = "") -> None:
         super().__init__(message)
         self.closed = closed
+        self.stderr = stderr
 
 
 def python_command(*args: str) -> list[str]:
@@ -95,17 +102,20 @@ async def connect(
     mode: str = "auto",
     env: dict[str, str] | None = None,
     timeout: float | None = None,
+    wire: WireLog | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Client]:
     """Open an MCP client session to `target` and yield the connected `mcp.Client`.
 
-    `target` is a server object (`MCPServer` or low-level `Server`), connected
+    `target` is a server object (`MCPServer` or low-level `Server`, or a demo server's
+    handle such as `file_ops_server()`), connected
     in-process with no subprocess and no JSON-RPC framing; or a command (a list such
     as ``["python", "-m", "course_lib", "serve", "file-ops"]``, a shell-style string, or
     `StdioServerParameters`), started as a subprocess and spoken to over stdio.
     `mode` is the SDK's connect mode: "auto" (try the 2026 discovery, else the
     handshake) or "legacy" (the pre-2026 `initialize` handshake). `timeout` bounds the
     whole session in seconds (start, handshake and everything done inside the block).
+    `wire` (stdio only) keeps the raw result of each `tools/list` (see `course_lib.wire`).
 
     Use it with ``async with connect(server) as client:`` in a notebook cell.
 
@@ -113,6 +123,8 @@ async def connect(
         ConnectError: the command could not be started, did not speak MCP, or the
             session did not finish within `timeout`.
     """
+    if isinstance(target, DemoServer):
+        target = target.server
     stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
     if stdio:
         params = _stdio_parameters(target, env)
@@ -123,7 +135,10 @@ async def connect(
         tail = StderrTail()
         stderr: StderrTail | None = tail
         record_started_servers()
-        client = Client(stdio_client(params, errlog=tail.writer), mode=mode, **client_options)
+        transport = stdio_client(params, errlog=tail.writer)
+        if wire is not None:
+            transport = recorded(transport, wire)
+        client = Client(transport, mode=mode, **client_options)
     else:
         label = getattr(target, "name", type(target).__name__)
         stderr = None
@@ -144,7 +159,9 @@ async def connect(
                 for pid in started:
                     kill_server_group(pid)
                 closed = "Connection closed" in _causes(exc)
-                raise ConnectError(_explain(label, exc, stderr.lines()), closed=closed) from None
+                kept = stderr.all_lines()
+                explained = _explain(label, exc, kept[-STDERR_LINES:])
+                raise ConnectError(explained, closed=closed, stderr="\n".join(kept)) from None
             finally:
                 started_servers.reset(token)
                 if stderr is not None:

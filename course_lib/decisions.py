@@ -2,8 +2,14 @@
 
 `PreCall` (allow, confirm, confirm with warning, deny) and `PostCall` (trust output, treat as
 untrusted) are the two answers; `Trust` is the server's trust level a client decides at;
-`Decision` holds both answers with the reason. Every module that records or shows a decision
-uses these values, and turns them into text only for display.
+`Decision` holds both answers with the reason; `Outcome` is what then happened to the call
+(it ran, the user was asked, it was refused or hidden...). Every module that records or shows
+a decision uses these values, and turns them into text only for display.
+
+They are plain `Enum`s: ``PreCall.ALLOW == "allow"`` is False. Text becomes a value once, where
+it comes in (a settings file, a command-line flag, JSON, a learner's exercise answer), with
+`course_lib.vocabulary.parse`; an API that takes one of these values refuses a string with a
+message naming the value to write (`course_lib.vocabulary.member`).
 
 Introduced in: notebooks/02_defaults.ipynb.
 """
@@ -14,10 +20,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-__all__ = ["Decision", "PostCall", "PreCall", "Trust", "as_trust"]
+from .vocabulary import member
+
+__all__ = ["Decision", "Outcome", "PostCall", "PreCall", "Trust", "as_trust"]
 
 
-class PreCall(str, Enum):
+class PreCall(Enum):
     """What a client does before a tool call, from least to most friction."""
 
     ALLOW = "allow"
@@ -29,7 +37,7 @@ class PreCall(str, Enum):
         return self.value
 
 
-class PostCall(str, Enum):
+class PostCall(Enum):
     """What a client does with a tool's output before the model sees it.
 
     `TRUST` ("trust output") means the output goes to the model without review for untrusted
@@ -44,7 +52,7 @@ class PostCall(str, Enum):
         return self.value
 
 
-class Trust(str, Enum):
+class Trust(Enum):
     """How far a client believes a given server's hints (its trust level)."""
 
     TRUSTED = "trusted"
@@ -54,20 +62,28 @@ class Trust(str, Enum):
         return self.value
 
 
+class Outcome(Enum):
+    """What happened to one attempted tool call: in a host's audit log, or in a measurement."""
+
+    RAN = "ran"  # it ran (nobody was asked, or the user approved)
+    ERROR = "tool error"  # it ran, and the tool answered with an error
+    ASK = "asked"  # the user was asked (a measurement records the prompt, not an answer)
+    ASK_HEADLESS = "would ask"  # it needed the user, but a headless run cannot ask: it failed
+    NOT_RUN = "not run"  # the user was asked and declined
+    DENY = "denied"  # the client refused it without asking
+    HIDDEN = "hidden"  # the tool was removed from the tools the model is offered
+
+    def __str__(self) -> str:
+        return self.value
+
+
 def as_trust(trust: Any) -> Trust:
-    """Return `trust` as a `Trust`, accepting the enum or its value ("trusted", "untrusted").
+    """Return `trust` if it is a `Trust` level.
 
     Raises:
-        ValueError: anything else.
+        ValueError: anything else, e.g. the string "trusted" (write `Trust.TRUSTED`).
     """
-    if isinstance(trust, Trust):
-        return trust
-    if isinstance(trust, str) and trust.strip().lower() in {t.value for t in Trust}:
-        return Trust(trust.strip().lower())
-    raise ValueError(
-        f"unknown trust level {trust!r}: use Trust.TRUSTED ('trusted') or Trust.UNTRUSTED "
-        "('untrusted')"
-    )
+    return member(Trust, trust, "trust")
 
 
 @dataclass(frozen=True)

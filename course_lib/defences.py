@@ -44,7 +44,7 @@ from .connection import connect
 from .decisions import PreCall, Trust
 from .host import Host
 from .policy import SPEC, TRUST_EVERYTHING, ReadOnlyModePolicy
-from .servers import ops_scoped
+from .servers import DemoServer, ops_assistant
 from .trustbook import TrustBook
 
 __all__ = [
@@ -87,11 +87,11 @@ class RunResult:
     server_rejections: int  # calls the server refused by token scope
 
 
-def _production_logs(server: Any) -> int:
+def _production_logs(server: DemoServer) -> int:
     return len(list((server.sandbox.root / "logs" / "production").glob("*.log")))
 
 
-def _test_logs(server: Any) -> int:
+def _test_logs(server: DemoServer) -> int:
     return len(list((server.sandbox.root / "logs" / "test").glob("*.log")))
 
 
@@ -116,12 +116,12 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
         "logs:delete:*" if case == "token scope too broad" else "logs:delete:test",
     ]
     with tempfile.TemporaryDirectory(prefix="defences-") as root:
-        server = ops_scoped.build_server(
+        server = ops_assistant.ops_assistant_server(
             root, enforce_scopes=defence == "server-side authorisation", lying=lying
         )
         level = Trust.TRUSTED if case == "client trusts hints" else Trust.UNTRUSTED
-        trust = TrustBook({ops_scoped.NAME: level})
-        servers = {ops_scoped.NAME: server}
+        trust = TrustBook({ops_assistant.NAME: level})
+        servers = {ops_assistant.NAME: server}
         prompts: list[ConfirmationRequest] = []
         user = approve_all if case == "approval clicked through" else careful_user
 
@@ -139,11 +139,11 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
                 SPEC, trust=trust, servers=servers, approve=answer, sensitive_tools=sensitive
             )
         before_test, before_production = _test_logs(server), _production_logs(server)
-        with ops_scoped.as_caller(ops_scoped.issue_token(scopes)):
+        with ops_assistant.as_caller(ops_assistant.issue_token(scopes)):
             async with connect(server) as client:
                 await host.call(client, "cleanup_logs", WANTED)
                 await host.call(client, "cleanup_logs", HARMFUL)
-        auth_log: list[ops_scoped.AuthDecision] = server.auth_log  # type: ignore[attr-defined]
+        auth_log = server.auth_log
         return RunResult(
             case=case,
             defence=defence,

@@ -9,41 +9,56 @@ Introduced in: exercises/02_predict_the_client.ipynb and 04_catch_the_liar.ipynb
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .annotations import AnnotationsLike, declared, effective
 from .decisions import PostCall, PreCall, Trust
 from .policy import SPEC
+from .vocabulary import parse
 
-__all__ = ["contradiction_hint", "decision_hint", "reference_pair"]
+__all__ = ["Prediction", "contradiction_hint", "decision_hint", "read_prediction", "reference_pair"]
+
+Prediction = tuple[PreCall, PostCall]
 
 
-def reference_pair(hints: AnnotationsLike, trusted: bool) -> tuple[PreCall, PostCall]:
+def read_prediction(value: Any) -> Prediction | None:
+    """Read a learner's (before, after) prediction: a `PreCall` and a `PostCall`, or their text
+    (``("confirm", "trust output")``, as older copies of exercise 2 asked); None if it is not
+    such a pair."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        return None
+    try:
+        return parse(PreCall, value[0], "before"), parse(PostCall, value[1], "after")
+    except ValueError:
+        return None
+
+
+def reference_pair(hints: AnnotationsLike, trusted: bool) -> Prediction:
     """Return the reference client's (before, after) decision for these hints and server trust."""
     trust = Trust.TRUSTED if trusted else Trust.UNTRUSTED
     decision = SPEC.decide(hints, trust=trust)
     return decision.pre_call, decision.post_call
 
 
-def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: tuple[str, str]) -> str:
+def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: Prediction) -> str:
     """Return the rule a wrong (before, after) prediction broke, from what it got wrong."""
     before, after = reference_pair(hints, trusted)
-    got_before, got_after = got
-    if not trusted and (got_before, got_after) != (before.value, after.value):
+    got_before, _got_after = got
+    if not trusted and got != (before, after):
         return (
             "the server is untrusted, so a spec-following client ignores its hints and judges "
             "the tool as if it had no annotations: the worst case"
         )
     values = declared(hints)
     eff = effective(hints)
-    if got_before != before.value:
+    if got_before is not before:
         if before is PreCall.ALLOW:
             return (
                 "readOnlyHint true decides before the call: allow; destructiveHint and "
                 "idempotentHint mean nothing on a read-only tool"
             )
-        if got_before == PreCall.ALLOW.value:
+        if got_before is PreCall.ALLOW:
             if values["readOnlyHint"] is None:
                 return (
                     "an absent readOnlyHint means false: the tool may write, so it is not "

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from .decisions import Decision, PreCall, Trust
+from .decisions import Decision, PreCall, Trust, as_trust
 from .legs import Leg
 from .policy import SPEC, Policy, decide
 from .trifecta import SessionReport, SessionTool
+from .vocabulary import member
 
-__all__ = ["SessionGuard", "Verdict"]
+__all__ = ["TAINT_ACTIONS", "SessionGuard", "Verdict", "check_on_taint"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,19 @@ class Verdict:
     decision: Decision | None = None  # the per-call policy's decision it started from
 
 
-_TAINT_ACTIONS = {None: None, "confirm": PreCall.CONFIRM, "deny": PreCall.DENY}
+TAINT_ACTIONS = (PreCall.CONFIRM, PreCall.DENY)
+"""What `on_taint` may make of a call that can send data out, once the session is tainted."""
+
+
+def check_on_taint(value: Any) -> PreCall | None:
+    """Return `value` if it is an `on_taint` setting: `PreCall.CONFIRM`, `PreCall.DENY` or None.
+
+    Raises:
+        ValueError: anything else; the string "confirm" is told to write `PreCall.CONFIRM`.
+    """
+    if value is None:
+        return None
+    return member(PreCall, value, "on_taint", choices=TAINT_ACTIONS, also="None (no defence)")
 
 
 @dataclass
@@ -40,8 +54,8 @@ class SessionGuard:
     Before each call it asks `policy` (default: the spec-following `SPEC`) for a decision
     at the server's `trust` level; tools in `auto_approve` skip a confirmation (the user
     chose "always allow"). After a call to a tool that supplies untrusted content (see
-    `report`), the session is **tainted**; from then on, if `on_taint` is "confirm" or
-    "deny", every tool that can send data out needs confirmation or is blocked, even if
+    `report`), the session is **tainted**; from then on, if `on_taint` is `PreCall.CONFIRM` or
+    `PreCall.DENY`, every tool that can send data out needs confirmation or is blocked, even if
     auto-approved. `on_taint=None` tracks taint but changes nothing (no defence).
 
     Raises:
@@ -51,9 +65,9 @@ class SessionGuard:
 
     report: SessionReport
     policy: Policy = SPEC
-    trust: Trust | str | Mapping[str, Trust | str] = Trust.UNTRUSTED
+    trust: Trust | Mapping[str, Trust] = Trust.UNTRUSTED
     auto_approve: frozenset[str] | set[str] | tuple[str, ...] = frozenset()
-    on_taint: PreCall | str | None = "confirm"
+    on_taint: PreCall | None = PreCall.CONFIRM
     tainted_by: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -66,12 +80,7 @@ class SessionGuard:
                 "policy must be a course_lib.policy Policy such as SPEC, not "
                 f"{type(self.policy).__name__}"
             )
-        on_taint = getattr(self.on_taint, "value", self.on_taint)
-        if on_taint not in _TAINT_ACTIONS:
-            raise ValueError(
-                f"on_taint must be 'confirm', 'deny' or None (no defence), not {self.on_taint!r}"
-            )
-        self._on_taint = _TAINT_ACTIONS[on_taint]
+        self.on_taint = check_on_taint(self.on_taint)
         self._tools = {t.name: t for t in self.report.tools}
         if len(self._tools) != len(self.report.tools):
             raise ValueError(
@@ -86,6 +95,9 @@ class SessionGuard:
             unknown = sorted(str(s) for s in self.trust if s not in servers)
             if unknown:
                 raise ValueError(f"trust names servers this session does not have: {unknown}")
+            self.trust = {server: as_trust(level) for server, level in self.trust.items()}
+        else:
+            self.trust = as_trust(self.trust)
 
     @property
     def tainted(self) -> bool:
@@ -100,7 +112,7 @@ class SessionGuard:
                 f"no tool {name!r} in this session; its tools are {sorted(self._tools)}"
             ) from None
 
-    def _trust_of(self, item: SessionTool) -> Trust | str:
+    def _trust_of(self, item: SessionTool) -> Trust:
         if isinstance(self.trust, Mapping):
             return self.trust.get(item.server or "", Trust.UNTRUSTED)
         return self.trust
@@ -124,9 +136,13 @@ class SessionGuard:
         if action is not PreCall.ALLOW and name in self.auto_approve:
             action = PreCall.ALLOW
             reason = f"the user chose 'always allow' for {name} ({decision.pre_call} by the policy)"
-        if self.tainted and self._on_taint and self.supplies(name, Leg.EXTERNAL_COMMUNICATION):
+        if (
+            self.tainted
+            and self.on_taint is not None
+            and self.supplies(name, Leg.EXTERNAL_COMMUNICATION)
+        ):
             sources = ", ".join(dict.fromkeys(self.tainted_by))
-            action = self._on_taint
+            action = self.on_taint
             reason = f"session tainted by {sources} output, and {name} can send data out"
         return Verdict(action, reason, decision)
 

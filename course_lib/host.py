@@ -29,9 +29,10 @@ from mcp.types import Tool, ToolAnnotations
 from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .audit import SideEffect, check_behaviour, side_effects, snapshot
-from .decisions import Decision, PreCall, Trust
+from .decisions import Decision, Outcome, PreCall, Trust
 from .pinning import PinStore
 from .policy import SPEC, Policy
+from .servers import DemoServer
 from .trustbook import TrustBook
 
 __all__ = ["AuditEvent", "AuditLog", "Host", "server_identity"]
@@ -47,7 +48,7 @@ class AuditEvent:
     trust: Trust  # the server's trust level when the call was decided
     decision: PreCall  # what the host decided before the call
     answer: bool | None  # the user's answer at the prompt: None when not asked
-    outcome: str  # "ok", "tool error: ...", "not run" or "denied"
+    outcome: Outcome  # RAN, ERROR (the tool answered with an error), NOT_RUN or DENY
     side_effects: tuple[SideEffect, ...] = ()
     finding: str = ""  # what contradicted the hints ("" when nothing did)
     trust_after: Trust | None = None
@@ -63,17 +64,9 @@ class AuditLog:
     """Every call a host made or refused, in order."""
 
     COLUMNS = (
-        "server",
-        "tool",
-        "arguments",
-        "trust",
-        "decision",
-        "confirmation",
-        "outcome",
-        "side effects",
-        "finding",
-        "trust after",
-    )
+        "server", "tool", "arguments", "trust", "decision", "confirmation", "outcome",
+        "side effects", "finding", "trust after",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.events: list[AuditEvent] = []
@@ -108,7 +101,7 @@ class AuditLog:
                 "trust": str(e.trust),
                 "decision": str(e.decision),
                 "confirmation": e.confirmation,
-                "outcome": e.outcome,
+                "outcome": _outcome_text(e),
                 "side effects": "; ".join(map(str, e.side_effects)),
                 "finding": e.finding,
                 "trust after": str(e.trust_after or ""),
@@ -118,6 +111,12 @@ class AuditLog:
         return pd.DataFrame(
             rows, columns=list(self.COLUMNS), index=pd.RangeIndex(1, len(rows) + 1, name="call")
         )
+
+
+def _outcome_text(event: AuditEvent) -> str:
+    if event.outcome is Outcome.ERROR:
+        return f"{event.outcome}: {event.result}"
+    return str(event.outcome)
 
 
 UNLISTED = "(unlisted"
@@ -130,10 +129,13 @@ def server_identity(target: Any) -> tuple[str, Any]:
 
     `target` is what a client connects to: a URL (a string starting with ``http://`` or
     ``https://``), a command (a list of strings, a shell-style string or
-    `StdioServerParameters`), a server object (in-process), or the `mcp.Client` connected to
-    one of these. Two targets are the same server exactly when their identities are equal; a
-    server object is identified by the object itself, never by the name it declares.
+    `StdioServerParameters`), a server object (in-process) or a demo server's handle (the
+    server in it), or the `mcp.Client` connected to one of these. Two targets are the same
+    server exactly when their identities are equal; a server object is identified by the object
+    itself, never by the name it declares.
     """
+    if isinstance(target, DemoServer):
+        target = target.server
     if isinstance(target, Client):
         target = target.server
         # course_lib.connection (like the SDK's stdio_client) wraps a command in a
@@ -196,47 +198,33 @@ class Host:
     servers: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.policy, Policy):
-            raise ValueError(
-                "policy must be a course_lib.policy Policy such as SPEC, not "
-                f"{type(self.policy).__name__}"
-            )
+        _require(
+            isinstance(self.policy, Policy),
+            "policy must be a course_lib.policy Policy such as SPEC, not "
+            f"{type(self.policy).__name__}",
+        )
         if isinstance(self.trust, Mapping):
             self.trust = TrustBook(self.trust)
-        if not isinstance(self.trust, TrustBook):
-            raise ValueError("trust must be a TrustBook or a dict of server name -> trust level")
-        if not callable(self.approve):
-            raise ValueError(
-                "approve must be a function taking a ConfirmationRequest and returning True or "
-                "False"
-            )
+        _require(
+            isinstance(self.trust, TrustBook),
+            "trust must be a TrustBook or a dict of server name -> trust level",
+        )
+        _require(
+            callable(self.approve),
+            "approve must be a function taking a ConfirmationRequest and returning True or False",
+        )
         if self.audit_root is not None:
             snapshot(self.audit_root)  # fail now, with a clear message, if the folder is wrong
-        if isinstance(self.sensitive_tools, str):
-            raise ValueError(
-                "sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not "
-                "one string"
-            )
+        _require(
+            not isinstance(self.sensitive_tools, str),
+            "sensitive_tools must be a collection of tool names, e.g. {'cleanup_logs'}, not one "
+            "string",
+        )
         self.sensitive_tools = frozenset(self.sensitive_tools)
-        if self.pins is not None and not isinstance(self.pins, PinStore):
-            raise ValueError("pins must be a PinStore")
-        if not isinstance(self.servers, Mapping):
-            raise ValueError("servers must be a dict of name -> server, e.g. {'log-tidy': server}")
-        self._names: dict[tuple[str, Any], str] = {}
-        self._targets: list[Any] = []  # keeps in-process servers alive, so their ids stay theirs
-        for name, target in self.servers.items():
-            if not isinstance(name, str) or not name.strip() or UNLISTED in name:
-                raise ValueError(
-                    f"a server's name in servers must be a non-empty string without {UNLISTED!r}, "
-                    f"not {name!r}"
-                )
-            identity = server_identity(target)
-            if identity in self._names:
-                raise ValueError(
-                    f"servers names the same server twice: {self._names[identity]!r} and {name!r}"
-                )
-            self._names[identity] = name
-            self._targets.append(target)
+        _require(self.pins is None or isinstance(self.pins, PinStore), "pins must be a PinStore")
+        self._names = _configured_names(self.servers)
+        # keeps in-process servers alive, so their ids stay theirs
+        self._targets: list[Any] = list(self.servers.values())
 
     def identify(self, client: Client) -> str:
         """Return the name this host knows the server behind `client` by (see `servers`)."""
@@ -271,16 +259,7 @@ class Host:
         Raises:
             ValueError: `arguments` is not a dict, or the server has no tool called `tool`.
         """
-        if arguments is not None and not isinstance(arguments, Mapping):
-            raise ValueError(
-                "arguments must be a dict of argument name -> value, not "
-                f"{type(arguments).__name__}"
-            )
-        if not isinstance(tool, str):
-            raise ValueError(
-                f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}"
-            )
-        arguments = dict(arguments or {})
+        _check_request(tool, arguments)
         # what the host connected to, never the name the server declares
         server = self.identify(client)
         listed = {t.name: t for t in (await client.list_tools()).tools}
@@ -291,60 +270,127 @@ class Host:
         definition = listed[tool]
         # Validated once, when the SDK built the listed `Tool`; the typed `ToolAnnotations` (or
         # None) goes to the policy, the prompt and the behaviour check, none of which re-parses.
-        annotations = definition.annotations
-        trust_before = self.trust.level(server)
-        decision = self._decide(server, definition, annotations)
-
-        def record(
-            answer: bool | None,
-            outcome: str,
-            effects: tuple[SideEffect, ...] = (),
-            finding: str = "",
-            text: str = "",
-        ) -> AuditEvent:
-            return self.log.record(
-                AuditEvent(
-                    server=server,
-                    tool=tool,
-                    arguments=_arguments_json(arguments),
-                    trust=trust_before,
-                    decision=decision.pre_call,
-                    answer=answer,
-                    outcome=outcome,
-                    side_effects=effects,
-                    finding=finding,
-                    trust_after=self.trust.level(server),
-                    result=text,
-                )
-            )
-
-        if decision.pre_call is PreCall.DENY:
-            return record(None, "denied")
+        attempt = _Attempt(
+            server,
+            definition,
+            dict(arguments or {}),
+            self.trust.level(server),
+            self._decide(server, definition, definition.annotations),
+        )
+        if attempt.decision.pre_call is PreCall.DENY:
+            return self._record(attempt, None, Outcome.DENY)
         answer: bool | None = None
-        if decision.pre_call in (PreCall.CONFIRM, PreCall.WARN):
-            request = ConfirmationRequest(
-                server,
-                tool,
-                display_title(definition),
-                arguments,
-                decision.pre_call,
-                decision.reason,
-                annotations,
-            )
-            if not self.approve(request):
-                return record(False, "not run")
+        if attempt.decision.pre_call in (PreCall.CONFIRM, PreCall.WARN):
+            if not self._ask(attempt):
+                return self._record(attempt, False, Outcome.NOT_RUN)
             answer = True
-            if self.pins is not None:
-                self.pins.approve(definition, server=server)
+        return await self._run(client, attempt, answer)
 
+    def _ask(self, attempt: _Attempt) -> bool:
+        """Show the user the call with its real arguments; a yes also approves a pinned tool."""
+        definition, decision = attempt.definition, attempt.decision
+        request = ConfirmationRequest(
+            attempt.server, definition.name, display_title(definition), attempt.arguments,
+            decision=decision.pre_call, reason=decision.reason, annotations=definition.annotations,
+        )  # fmt: skip
+        if not self.approve(request):
+            return False
+        if self.pins is not None:
+            self.pins.approve(definition, server=attempt.server)
+        return True
+
+    async def _run(self, client: Client, attempt: _Attempt, answer: bool | None) -> AuditEvent:
+        """Make the call, bracketed by snapshots of `audit_root` when there is one; a side effect
+        that contradicts the hints is a finding, and the server's trust is lowered."""
+        tool, annotations = attempt.definition.name, attempt.definition.annotations
         before = snapshot(self.audit_root) if self.audit_root is not None else None
-        result = await client.call_tool(tool, arguments)
+        result = await client.call_tool(tool, attempt.arguments)
         text = " ".join(getattr(c, "text", "") for c in result.content).strip()
-        outcome = "tool error: " + text if result.is_error else "ok"
+        outcome = Outcome.ERROR if result.is_error else Outcome.RAN
         if before is None:
-            return record(answer, outcome, text=text)
+            return self._record(attempt, answer, outcome, text=text)
         effects = tuple(side_effects(before, snapshot(self.audit_root)))  # type: ignore[arg-type]
         finding = check_behaviour(annotations, effects) or ""
         if finding:
-            self.trust.downgrade(server, f"{tool}: {finding}")
-        return record(answer, outcome, effects, finding, text)
+            self.trust.downgrade(attempt.server, f"{tool}: {finding}")
+        return self._record(attempt, answer, outcome, effects, finding, text)
+
+    def _record(
+        self,
+        attempt: _Attempt,
+        answer: bool | None,
+        outcome: Outcome,
+        effects: tuple[SideEffect, ...] = (),
+        finding: str = "",
+        text: str = "",
+    ) -> AuditEvent:
+        return self.log.record(
+            AuditEvent(
+                server=attempt.server,
+                tool=attempt.definition.name,
+                arguments=_arguments_json(attempt.arguments),
+                trust=attempt.trust,
+                decision=attempt.decision.pre_call,
+                answer=answer,
+                outcome=outcome,
+                side_effects=effects,
+                finding=finding,
+                trust_after=self.trust.level(attempt.server),
+                result=text,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """One call as the host decided it, before anyone is asked: what every audit event records."""
+
+    server: str  # the name the host knows the server by
+    definition: Tool  # the tool as the server listed it
+    arguments: dict[str, Any]
+    trust: Trust  # the server's trust level when the call was decided
+    decision: Decision
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def _configured_names(servers: Any) -> dict[tuple[str, Any], str]:
+    """The host's name for each configured server, by its identity (see `server_identity`).
+
+    Raises:
+        ValueError: `servers` is not a dict, a name is empty or marked unlisted, or two names
+            are the same server.
+    """
+    _require(
+        isinstance(servers, Mapping),
+        "servers must be a dict of name -> server, e.g. {'log-tidy': server}",
+    )
+    names: dict[tuple[str, Any], str] = {}
+    for name, target in servers.items():
+        _require(
+            isinstance(name, str) and bool(name.strip()) and UNLISTED not in name,
+            f"a server's name in servers must be a non-empty string without {UNLISTED!r}, "
+            f"not {name!r}",
+        )
+        identity = server_identity(target)
+        _require(
+            identity not in names,
+            f"servers names the same server twice: {names.get(identity)!r} and {name!r}",
+        )
+        names[identity] = name
+    return names
+
+
+def _check_request(tool: Any, arguments: Any) -> None:
+    """A call names its tool with a string and passes its arguments as a dict (or nothing)."""
+    _require(
+        arguments is None or isinstance(arguments, Mapping),
+        f"arguments must be a dict of argument name -> value, not {type(arguments).__name__}",
+    )
+    _require(
+        isinstance(tool, str),
+        f"tool must be a tool name such as 'tidy_logs', not {type(tool).__name__}",
+    )

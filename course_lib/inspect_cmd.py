@@ -10,7 +10,7 @@ server does not understand it.
 
 Exit status: as `EPILOG` below says (`--help` prints it).
 
-Introduced in: notebooks/04_lethal_trifecta.ipynb (README: "Inspect any MCP server")
+Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import logging
 import os
 import shlex
 import sys
+import textwrap
 from typing import Any
 
 import anyio
@@ -31,8 +32,9 @@ from .inspection import DEFAULT_TIMEOUT, MAX_TOOLS, ServerInspection, inspect_se
 from .legs import Leg
 from .lint import check_annotations
 from .safe_text import printable, truncated
+from .server_command import ServerCommand, env_assignments, parse_command, read_env_file
 from .server_process import orphans_killed
-from .trifecta import analyse_session
+from .trifecta import SessionReport, analyse_session
 
 HELP = (
     "inspect MCP servers started as commands: tools, hints, annotation findings and the session's "
@@ -46,6 +48,7 @@ EXIT_UNREACHABLE = 3
 MAX_LISTED = 5  # suppliers named per leg in the text report
 MAX_CELL = 60  # characters of a name or title shown in a table cell
 MAX_ROWS = 200  # tools shown in one server's text table (--json has them all)
+WIDTH = 100  # characters of a line of prose in the text report (a projector's width)
 EPILOG = """\
 examples:
   python -m course_lib inspect -- python -m course_lib serve file-ops
@@ -54,9 +57,14 @@ examples:
                                -- python -m course_lib serve web-search \\
                                -- python -m course_lib serve mailer
   python -m course_lib inspect --server "uvx mcp-server-fetch" --server "python my_server.py"
+  python -m course_lib inspect --env BRAVE_API_KEY=... -- npx -y @brave/brave-search-mcp-server
+  python -m course_lib inspect --env-file keys.env -- mcp-server-brave-search
 
 Each `--` starts one server command (its own arguments follow it, untouched); `--server`
 takes one shell-quoted command and may be repeated. All servers are one session.
+A server gets only PATH, HOME and a few more variables: give it what it needs with --env or
+--env-file (every server), or with NAME=VALUE words before its program (that server only).
+Values are never shown: the report names the variables, and hides their values in errors.
 exit status: 0 inspected, 1 trifecta complete with --fail-on-trifecta, 2 usage, 3 a server could not
 be inspected
 """
@@ -91,6 +99,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a server command as one shell-quoted string; repeat for more servers",
     )
     parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="start every server with this environment variable (repeat for more); the value is "
+        "never shown",
+    )
+    parser.add_argument(
+        "--env-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="read NAME=VALUE lines (as docker --env-file does: # comments, no quotes) for every "
+        "server",
+    )
+    parser.add_argument(
         "--fail-on-trifecta",
         action="store_true",
         help="exit with status 1 when the session has all three legs",
@@ -108,7 +132,8 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
     """Return the server commands: one per `--server` string, then one per `--`-separated group.
 
     Raises:
-        ValueError: no command at all, an empty command, or a `--server` string that does not parse.
+        ValueError: no command at all, an empty command, or a `--server` string that does not parse
+            (its text is not repeated: it may hold a key).
     """
     commands: list[list[str]] = []
     for text in servers:
@@ -116,7 +141,7 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
             argv = shlex.split(text)
         except ValueError as exc:
             raise ValueError(
-                f"--server {text!r} is not a valid shell command ({exc}); check the quotes"
+                f"a --server string is not a valid shell command ({exc}); check the quotes"
             ) from None
         if not argv:
             raise ValueError(
@@ -131,8 +156,8 @@ def split_commands(tokens: list[str], servers: list[str]) -> list[list[str]]:
             groups[-1].append(token)
     if groups[0] and len(groups) > 1:
         raise ValueError(
-            f"put '--' before the first server command too: {shlex.join(groups[0])!r} came before "
-            "it"
+            f"put '--' before the first server command too: `{groups[0][0]}` and "
+            f"{_count(groups[0][1:], 'more word')} came before it"
         )
     commands += [g for g in groups if g]
     if not commands:
@@ -195,11 +220,12 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
     lines: list[str] = []
     servers = []
     for label, found in zip(labels, results):
-        findings = [f for tool in found.tools for f in check_annotations(tool)]
+        findings = found.malformed + [f for tool in found.tools for f in check_annotations(tool)]
         servers.append(
             {
                 "label": label,
                 "command": found.argv,
+                "env": found.env_names,
                 "ok": found.ok,
                 "error": found.error,
                 "server_info": {"name": found.name, "version": found.version} if found.ok else None,
@@ -221,6 +247,9 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             }
         )
         lines.append(f"== {label}: {found.command}")
+        if found.env_names:
+            values = "value" if len(found.env_names) == 1 else "values"
+            lines.append(f"  env: {', '.join(found.env_names)} ({values} not shown)")
         if not found.ok:
             lines += [f"  ERROR: {found.error}", ""]
             continue
@@ -238,7 +267,8 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
             )
         lines += tools_lines(found.tools)
         lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
-        lines += [f"  - {f.tool}: [{f.severity}] {f.message}" for f in findings[:MAX_ROWS]]
+        for f in findings[:MAX_ROWS]:
+            lines += _wrapped(f"{f.tool}: [{f.severity}] {f.message}", "  - ")
         if len(findings) > MAX_ROWS:
             lines.append(f"  ... and {len(findings) - MAX_ROWS} more findings (see --json)")
         lines.append("")
@@ -247,28 +277,61 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
     if inspected:
         session = analyse_session(inspected)
         document["session"] = session.as_dict()
-        skipped = len(results) - len(inspected)
-        lines.append(
-            f"== session: {_count(inspected, 'server')}, {_count(session.tools, 'tool')}"
-            + (f" ({skipped} not inspected)" if skipped else "")
-        )
-        lines.append(f"  {session.status}")
-        for leg in Leg:
-            suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
-            if len(suppliers) > MAX_LISTED:
-                suppliers = [
-                    *suppliers[:MAX_LISTED],
-                    f"and {len(suppliers) - MAX_LISTED} more (see --json)",
-                ]
-            lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
-        lines.append("  what the hints cannot tell:")
-        lines += [f"  - {c}" for c in session.caveats]
+        lines += _session_lines(session, len(inspected), len(results) - len(inspected))
     return document, lines
+
+
+def _session_lines(session: SessionReport, servers: int, skipped: int) -> list[str]:
+    """The text report's last part: the session's trifecta status, legs and caveats."""
+    lines = [
+        f"== session: {servers} server{'' if servers == 1 else 's'}, "
+        f"{_count(session.tools, 'tool')}" + (f" ({skipped} not inspected)" if skipped else "")
+    ]
+    lines += _wrapped(session.status, "  ")
+    for leg in Leg:
+        suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
+        if len(suppliers) > MAX_LISTED:
+            suppliers = [
+                *suppliers[:MAX_LISTED],
+                f"and {len(suppliers) - MAX_LISTED} more (see --json)",
+            ]
+        lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
+    lines.append("  what the hints cannot tell:")
+    for caveat in session.caveats:
+        lines += _wrapped(caveat, "  - ")
+    return lines
+
+
+def _wrapped(text: str, first: str) -> list[str]:
+    """`text` in lines of at most `WIDTH` characters, the first after `first`, the rest indented."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=first,
+        subsequent_indent=" " * len(first) if first.endswith("- ") else first + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def server_commands(args: argparse.Namespace) -> list[ServerCommand]:
+    """The servers to inspect, each with its variables: `--env-file`s, then `--env`s, then its
+    own `NAME=VALUE` words (a later one wins).
+
+    Raises:
+        ValueError: a malformed command, `--env` or `--env-file` (never quoting a value).
+    """
+    common: dict[str, str] = {}
+    for path in args.env_file:
+        common.update(read_env_file(path))
+    common.update(env_assignments(args.env))
+    words = split_commands(list(args.command), list(args.server))
+    return [parse_command(argv).with_env(common) for argv in words]
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        commands = split_commands(list(args.command), list(args.server))
+        commands = server_commands(args)
         if not args.timeout > 0:
             raise ValueError(
                 f"--timeout must be a positive number of seconds, not {args.timeout:g}"

@@ -10,7 +10,7 @@ from enum import Enum
 __all__ = ["CAVEATS", "Basis", "Leg", "as_leg"]
 
 
-class Leg(str, Enum):
+class Leg(Enum):
     """One leg of the lethal trifecta."""
 
     PRIVATE_DATA = "private data"
@@ -21,7 +21,7 @@ class Leg(str, Enum):
         return self.value
 
 
-class Basis(str, Enum):
+class Basis(Enum):
     """How sure a claim about a leg is, from most to least sure."""
 
     HOST = "host label"  # the host said so: the only source that knows what is private or external
@@ -31,6 +31,9 @@ class Basis(str, Enum):
     )
     DEFAULT = "spec default"  # follows from the spec's default for an absent hint
     GUESS = "guess"  # hints cannot say; inferred from the combination
+    # nothing confines the tool: not read-only (declared, or by the spec's default), so it may
+    # do anything, reading private data included
+    WORST_CASE = "worst case"
 
     def __str__(self) -> str:
         return self.value
@@ -39,8 +42,9 @@ class Basis(str, Enum):
 CAVEATS: tuple[str, ...] = (
     "openWorldHint does not separate reading untrusted content from sending data out: "
     "an open-world tool is assumed to do both.",
-    "No hint says whether data is private: closed-world tools that read are only guessed to "
-    "reach private data.",
+    "No hint says whether data is private: closed-world reads are guessed to reach it, and a "
+    "tool that is not read-only (by the spec's defaults, every unannotated tool) may reach it "
+    "at worst.",
     "Hints are self-declared by each server; a lying or careless server changes every "
     "inference here.",
 )

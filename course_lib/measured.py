@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .permissions import Outcome
+from .decisions import Outcome
 
 __all__ = [
     "Cell",

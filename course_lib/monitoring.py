@@ -37,13 +37,7 @@ import pandas as pd
 from .decisions import PreCall
 
 __all__ = [
-    "DAY",
-    "EVENT_COLUMNS",
-    "SIGNALS",
-    "Signal",
-    "five_signals",
-    "hourly_signals",
-    "simulate_day",
+    "DAY", "EVENT_COLUMNS", "SIGNALS", "Signal", "five_signals", "hourly_signals", "simulate_day"
 ]
 
 DAY = pd.Timestamp("2026-11-30")
@@ -83,43 +77,23 @@ class Signal:
 
 SIGNALS: tuple[Signal, ...] = (
     Signal(
-        "writes by read-only tools",
-        "count",
-        0,
-        0,
-        "0",
+        "writes by read-only tools", "count", 0, 0, "0",
         "a hint or an implementation is wrong: audit the tool",
     ),
     Signal(
-        "sensitive calls without confirmation",
-        "share",
-        0,
-        0.05,
-        "near 0 (say ≤ 5 %)",
+        "sensitive calls without confirmation", "share", 0, 0.05, "near 0 (say ≤ 5 %)",
         "the client trusts hints (or auto-approval) too much",
     ),
     Signal(
-        "hint changes",
-        "count",
-        0,
-        0,
-        "0",
+        "hint changes", "count", 0, 0, "0",
         "definitions changed after approval: re-approve, suspect a rug pull",
     ),
     Signal(
-        "confirmation approval rate",
-        "share",
-        0,
-        0.95,
-        "below 100 % (say ≤ 95 %)",
+        "confirmation approval rate", "share", 0, 0.95, "below 100 % (say ≤ 95 %)",
         "prompts are clicked through: approval fatigue",
     ),
     Signal(
-        "authorisation rejection rate",
-        "share",
-        0.005,
-        0.05,
-        "above 0 (say 0.5–5 %)",
+        "authorisation rejection rate", "share", 0.005, 0.05, "above 0 (say 0.5–5 %)",
         "0: scopes too broad or no check; high: misuse",
     ),
 )
@@ -163,14 +137,8 @@ _TOOLS: dict[tuple[str, str], tuple[dict[str, bool], bool]] = {
     ),
 }
 _WEIGHTS = {
-    "read_file": 30,
-    "append_text": 8,
-    "delete_file": 4,
-    "disk_usage": 10,
-    "tidy_logs": 3,
-    "list_logs": 15,
-    "cleanup_logs": 3,
-    "execute_query": 12,
+    "read_file": 30, "append_text": 8, "delete_file": 4, "disk_usage": 10, "tidy_logs": 3,
+    "list_logs": 15, "cleanup_logs": 3, "execute_query": 12,
 }
 _WRITES = {"append_text", "delete_file", "tidy_logs", "cleanup_logs"}
 _AUTHORISING = {"ops-assistant", "ops-db"}
@@ -202,62 +170,87 @@ def simulate_day(
             "calls_per_hour must be (low, high) with 0 < low <= high <= 10000, not "
             f"{calls_per_hour!r}"
         )
-    rng = random.Random(seed)
-    approve_p = 0.98 if problems else 0.8
-    reject_p = 0.0 if problems else 0.03
-    names = list(_TOOLS)
-    weights = [_WEIGHTS[tool] for _, tool in names]
+    day = _Day(random.Random(seed), problems)
     rows: list[dict[str, Any]] = []
-
-    def hints_at(server: str, tool: str, hour: int) -> dict[str, bool]:
-        if problems and tool == "tidy_logs":
-            return _LYING_HINTS
-        if problems and tool == "cleanup_logs" and 13 <= hour < 16:
-            return _LYING_HINTS
-        return _TOOLS[(server, tool)][0]
-
     for hour in range(8, 19):
-        start = DAY + pd.Timedelta(hours=hour)
-        for server, tool in names:
-            hints = hints_at(server, tool, hour)
-            row = {"time": start, "event": "tools/list", "server": server, "tool": tool}
-            rows.append({**row, "hints": _as_text(hints)})
-        for _ in range(rng.randint(low, high)):
-            server, tool = rng.choices(names, weights)[0]
-            hints = hints_at(server, tool, hour)
-            read_only = hints.get("readOnlyHint") is True
-            sensitive = (not read_only) or _TOOLS[(server, tool)][1]
-            answer: bool | None = None
-            if not sensitive or (problems and tool == "delete_file" and hour >= 13):
-                decision = PreCall.ALLOW  # from 13:00, "always allow" for delete_file
-            else:
-                decision, answer = PreCall.CONFIRM, rng.random() < approve_p
-            ran = answer is not False
-            authorised: bool | None = None
-            if ran and server in _AUTHORISING:
-                authorised = rng.random() >= reject_p
-            writes = tool in _WRITES or (tool == "execute_query" and rng.random() < 0.3)
-            rows.append(
-                {
-                    "time": start + pd.Timedelta(seconds=rng.randrange(1, 3600)),
-                    "event": "tools/call",
-                    "server": server,
-                    "tool": tool,
-                    "hints": _as_text(hints),
-                    "declared_read_only": read_only,
-                    "sensitive": sensitive,
-                    "decision": decision,
-                    "answer": answer,
-                    "authorised": authorised,
-                    "write_observed": ran and authorised is not False and writes,
-                }
-            )
+        rows += day.listings(hour)
+        rows += [day.call(hour) for _ in range(day.rng.randint(low, high))]
     frame = pd.DataFrame(rows, columns=list(EVENT_COLUMNS))
     frame = frame.sort_values(["time", "event", "server", "tool"], kind="stable")
     frame = frame.reset_index(drop=True)
     for column in ("declared_read_only", "sensitive", "answer", "authorised", "write_observed"):
         frame[column] = frame[column].astype("boolean")
     return frame
+
+
+@dataclass
+class _Day:
+    """The simulated day's host and users: one random source, and whether the day goes wrong."""
+
+    rng: random.Random
+    problems: bool
+
+    @property
+    def approve_p(self) -> float:
+        return 0.98 if self.problems else 0.8
+
+    @property
+    def reject_p(self) -> float:
+        return 0.0 if self.problems else 0.03
+
+    def hints_at(self, server: str, tool: str, hour: int) -> dict[str, bool]:
+        if self.problems and tool == "tidy_logs":
+            return _LYING_HINTS
+        if self.problems and tool == "cleanup_logs" and 13 <= hour < 16:
+            return _LYING_HINTS
+        return _TOOLS[(server, tool)][0]
+
+    def listings(self, hour: int) -> list[dict[str, Any]]:
+        """The hour's `tools/list` events: every tool, with the hints it declares at that hour."""
+        start = DAY + pd.Timedelta(hours=hour)
+        return [
+            {
+                "time": start,
+                "event": "tools/list",
+                "server": server,
+                "tool": tool,
+                "hints": _as_text(self.hints_at(server, tool, hour)),
+            }
+            for server, tool in _TOOLS
+        ]
+
+    def call(self, hour: int) -> dict[str, Any]:
+        """One `tools/call` event in `hour`: a tool drawn by its weight, decided, maybe answered,
+        maybe refused by the server's authorisation, and whether it was seen to write."""
+        names = list(_TOOLS)
+        server, tool = self.rng.choices(names, [_WEIGHTS[t] for _, t in names])[0]
+        hints = self.hints_at(server, tool, hour)
+        read_only = hints.get("readOnlyHint") is True
+        sensitive = (not read_only) or _TOOLS[(server, tool)][1]
+        answer: bool | None = None
+        if not sensitive or (self.problems and tool == "delete_file" and hour >= 13):
+            decision = PreCall.ALLOW  # from 13:00, "always allow" for delete_file
+        else:
+            decision, answer = PreCall.CONFIRM, self.rng.random() < self.approve_p
+        ran = answer is not False
+        authorised: bool | None = None
+        if ran and server in _AUTHORISING:
+            authorised = self.rng.random() >= self.reject_p
+        writes = tool in _WRITES or (tool == "execute_query" and self.rng.random() < 0.3)
+        start = DAY + pd.Timedelta(hours=hour)
+        return {
+            "time": start + pd.Timedelta(seconds=self.rng.randrange(1, 3600)),
+            "event": "tools/call",
+            "server": server,
+            "tool": tool,
+            "hints": _as_text(hints),
+            "declared_read_only": read_only,
+            "sensitive": sensitive,
+            "decision": decision,
+            "answer": answer,
+            "authorised": authorised,
+            "write_observed": ran and authorised is not False and writes,
+        }
 
 
 def _check_events(events: Any) -> pd.DataFrame:
@@ -287,7 +280,9 @@ def _check_events(events: Any) -> pd.DataFrame:
 
 _DECISIONS = frozenset(PreCall)
 _ANSWER = "the user's answer: record True (approved), False (declined) or None (not asked)"
-_AUTHORISED = "the server's check: record True (allowed), False (rejected) or None (not checked)"
+_AUTHORISED = (
+    "the server's check: record True (allowed), False (rejected) or None (not checked)"
+)
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -300,7 +295,9 @@ def _values(events: pd.DataFrame) -> dict[str, float]:
     ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
     declined = calls["answer"].eq(False).fillna(False).astype(bool)
     sensitive_ran = calls[calls["sensitive"].eq(True) & ~declined]
-    unconfirmed = _ratio(int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran))
+    unconfirmed = _ratio(
+        int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran)
+    )
     changes = 0
     for _, group in listings.groupby(["server", "tool"], sort=True):
         hints = group["hints"].tolist()

@@ -20,7 +20,10 @@ checks this model against every measured cell:
   the rest);
 * an unmatched call gets what the permission mode does (`course_lib.clients.ClaudeCodePolicy`).
 
-So precedence is deny > ask > allow, whatever the server's hints say.
+So precedence is deny > ask > allow, whatever the server's hints say. A `ClaudeCodeSetup`
+(rules, mode, version) answers every question about a call: its outcome, a session's outcomes,
+the decision and why, whether the classifier judges it; `course_lib.rule_tables` tabulates
+outcomes for a lesson.
 
 Introduced in: notebooks/03_combinations.ipynb (section "Rules over hints").
 """
@@ -31,7 +34,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -42,17 +44,10 @@ from .clients import (
     CLAUDE_CODE_VERSION,
     ClaudeCodePolicy,
 )
-from .decisions import Decision, PostCall, PreCall
+from .decisions import Decision, Outcome, PostCall, PreCall
 
 __all__ = [
-    "LISTS",
-    "Outcome",
-    "Permissions",
-    "Rule",
-    "classifier_judges",
-    "claude_code_outcome",
-    "claude_code_session",
-    "decide_with_rules",
+    "LISTS", "ClaudeCodeSetup", "PermissionRule", "Permissions", "claude_code_outcome",
     "outcome_of",
 ]
 
@@ -61,19 +56,6 @@ LISTS = ("deny", "ask", "allow")
 
 _NAME = r"[A-Za-z0-9_-]+"
 _SERVER = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")  # no empty part, no "__" inside
-
-
-class Outcome(str, Enum):
-    """What happened to one attempted tool call, as a measurement classifies it."""
-
-    RAN = "ran"  # it ran without asking anyone
-    ASK = "asked"  # the user (the permission-prompt tool) was asked
-    ASK_HEADLESS = "would ask"  # it needed the user, but a headless run cannot ask: it failed
-    DENY = "denied"  # it was refused without asking
-    HIDDEN = "hidden"  # the tool was removed from the tools the model is offered
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def outcome_of(pre_call: PreCall) -> Outcome:
@@ -86,14 +68,14 @@ def outcome_of(pre_call: PreCall) -> Outcome:
 
 
 @dataclass(frozen=True)
-class Rule:
+class PermissionRule:
     """One MCP permission rule: a server and one of its tools, or the whole server (`tool` None)."""
 
     server: str
     tool: str | None = None
 
     @classmethod
-    def parse(cls, text: Any) -> Rule:
+    def parse(cls, text: Any) -> PermissionRule:
         """Parse ``mcp__server``, ``mcp__server__*`` or ``mcp__server__tool``.
 
         Raises:
@@ -150,12 +132,13 @@ def _listed(values: Any, where: str) -> list[Any]:
 
 
 def _is_mcp(value: Any) -> bool:
-    """Is this a rule for MCP tools (or not a string, so that `Rule.parse` names it)?"""
+    """Is this a rule for MCP tools (or not a string, so that `PermissionRule.parse` names it)?"""
     return not isinstance(value, str) or value.startswith("mcp__")
 
 
-def _rules(values: Any, where: str) -> tuple[Rule, ...]:
-    return tuple(v if isinstance(v, Rule) else Rule.parse(v) for v in _listed(values, where))
+def _rules(values: Any, where: str) -> tuple[PermissionRule, ...]:
+    rules = _listed(values, where)
+    return tuple(v if isinstance(v, PermissionRule) else PermissionRule.parse(v) for v in rules)
 
 
 @dataclass(frozen=True)
@@ -166,9 +149,9 @@ class Permissions:
     set aside by `from_settings`: they do not decide MCP tool calls.
     """
 
-    allow: tuple[Rule, ...] = field(default=())
-    ask: tuple[Rule, ...] = field(default=())
-    deny: tuple[Rule, ...] = field(default=())
+    allow: tuple[PermissionRule, ...] = field(default=())
+    ask: tuple[PermissionRule, ...] = field(default=())
+    deny: tuple[PermissionRule, ...] = field(default=())
     ignored: tuple[str, ...] = field(default=(), compare=False)
 
     def __init__(self, allow: Any = (), ask: Any = (), deny: Any = ()) -> None:
@@ -213,7 +196,7 @@ class Permissions:
         lists = {name: [str(r) for r in getattr(self, name)] for name in ("allow", "ask", "deny")}
         return {"permissions": {name: rules for name, rules in lists.items() if rules}}
 
-    def matching(self, server: str, tool: str) -> tuple[str, Rule] | None:
+    def matching(self, server: str, tool: str) -> tuple[str, PermissionRule] | None:
         """The list (``"deny"``, ``"ask"`` or ``"allow"``) and rule deciding this tool, if any."""
         for name in LISTS:
             for rule in getattr(self, name):
@@ -221,80 +204,114 @@ class Permissions:
                     return name, rule
         return None
 
-    def rules_touching(self, server: str) -> list[Rule]:
+    def rules_touching(self, server: str) -> list[PermissionRule]:
         """Every rule that names `server` (to check that rules stay inside one server)."""
         return [r for name in LISTS for r in getattr(self, name) if r.server == server]
 
 
-def _rule_outcome(
-    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
-) -> Outcome | None:
-    """What a matching rule does with the call, or None when no rule decides it."""
-    found = permissions.matching(server, tool)
-    if found is None:
-        return None
-    list_name, _rule = found
-    if list_name == "deny":
-        return Outcome.HIDDEN
-    if list_name == "ask":
-        return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
-    if (
-        mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[version]
-        and declared(annotations)["readOnlyHint"] is not True
-    ):
-        return None  # this mode does not let an allow rule run a tool that may write
-    return Outcome.RAN
+@dataclass(frozen=True)
+class ClaudeCodeSetup:
+    """Claude Code as one project runs it: a measured version, a permission mode, the rules.
 
-
-def classifier_judges(
-    permissions: Permissions,
-    server: str,
-    tool: str,
-    annotations: Any,
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> bool:
-    """Does Claude Code hand this call to its auto-mode safety classifier?"""
-    policy = ClaudeCodePolicy(mode, version=version)
-    decided = _rule_outcome(permissions, server, tool, annotations, mode, version)
-    return decided is None and policy.classifier_judges(annotations)
-
-
-def claude_code_session(
-    permissions: Permissions,
-    calls: Sequence[tuple[str, str, Any]],
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-    classifier: str = "approve",
-) -> list[Outcome]:
-    """What Claude Code does with each of several calls in one session.
-
-    `calls` holds ``(server, tool, annotations)`` tuples.
-
-    `classifier` is what the auto-mode safety classifier answers when the mode hands it a call
-    (``"approve"`` or ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a
-    session deny the call; later refusals ask the user instead.
+    Every question about a call is asked of one setup, e.g.
+    ``ClaudeCodeSetup(rules, "plan").outcome("file-ops", "delete_file", hints)``.
 
     Raises:
-        ValueError: a mode or version that was not measured, or malformed annotations.
+        ValueError: a mode or version that was not measured (on construction).
     """
-    policy = ClaudeCodePolicy(mode, version=version)
-    refusals = 0
-    outcomes = []
-    for server, tool, hints in calls:
-        decided = _rule_outcome(permissions, server, tool, hints, mode, version)
-        if decided is not None:
-            outcomes.append(decided)
-        elif policy.classifier_judges(hints) and classifier == "refuse":
-            refusals += 1
-            outcomes.append(
-                Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK
+
+    permissions: Permissions
+    mode: str
+    version: str = CLAUDE_CODE_VERSION
+    policy: ClaudeCodePolicy = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.permissions, Permissions):
+            raise ValueError(
+                "permissions must be a Permissions, e.g. Permissions.from_settings(path), not "
+                f"{type(self.permissions).__name__}"
             )
-        else:
-            outcomes.append(outcome_of(policy.decide(hints).pre_call))
-    return outcomes
+        object.__setattr__(self, "policy", ClaudeCodePolicy(self.mode, version=self.version))
+
+    def rule_outcome(self, server: str, tool: str, annotations: Any) -> Outcome | None:
+        """What a matching rule does with the call, or None when no rule decides it."""
+        found = self.permissions.matching(server, tool)
+        if found is None:
+            return None
+        list_name, _rule = found
+        if list_name == "deny":
+            return Outcome.HIDDEN
+        if list_name == "ask":
+            return Outcome.DENY if self.mode == "dontAsk" else Outcome.ASK
+        if (
+            self.mode in CLAUDE_CODE_ALLOW_READ_ONLY_ONLY[self.version]
+            and declared(annotations)["readOnlyHint"] is not True
+        ):
+            return None  # this mode does not let an allow rule run a tool that may write
+        return Outcome.RAN
+
+    def classifier_judges(self, server: str, tool: str, annotations: Any) -> bool:
+        """Does Claude Code hand this call to its auto-mode safety classifier?"""
+        decided = self.rule_outcome(server, tool, annotations)
+        return decided is None and self.policy.classifier_judges(annotations)
+
+    def session(
+        self, calls: Sequence[tuple[str, str, Any]], *, classifier: str = "approve"
+    ) -> list[Outcome]:
+        """What Claude Code does with each of several calls in one session.
+
+        `calls` holds ``(server, tool, annotations)`` tuples. `classifier` is what the auto-mode
+        safety classifier answers when the mode hands it a call (``"approve"`` or
+        ``"refuse"``). The first `CLAUDE_CODE_CLASSIFIER_DENIALS` refusals in a session deny
+        the call; later refusals ask the user instead.
+
+        Raises:
+            ValueError: malformed annotations.
+        """
+        refusals = 0
+        outcomes = []
+        for server, tool, hints in calls:
+            decided = self.rule_outcome(server, tool, hints)
+            if decided is not None:
+                outcomes.append(decided)
+            elif self.policy.classifier_judges(hints) and classifier == "refuse":
+                refusals += 1
+                outcomes.append(
+                    Outcome.DENY if refusals <= CLAUDE_CODE_CLASSIFIER_DENIALS else Outcome.ASK
+                )
+            else:
+                outcomes.append(outcome_of(self.policy.decide(hints).pre_call))
+        return outcomes
+
+    def outcome(
+        self, server: str, tool: str, annotations: Any, *, classifier: str = "approve"
+    ) -> Outcome:
+        """What Claude Code does with a call of `tool` of `server` (the first call of a session:
+        see `session`)."""
+        return self.session([(server, tool, annotations)], classifier=classifier)[0]
+
+    def decide(self, server: str, tool: str, annotations: Any) -> Decision:
+        """`outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
+        found = self.permissions.matching(server, tool)
+        if found is None or self.rule_outcome(server, tool, annotations) is None:
+            decision = self.policy.decide(annotations)
+            why = f"{self.mode} mode lets an allow rule run only read-only tools" if found else ""
+            why = why or "no rule matches"
+            return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
+        list_name, rule = found
+        outcome = self.outcome(server, tool, annotations)
+        pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
+        return Decision(
+            pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {_RULE_EFFECT[outcome]}."
+        )
+
+
+_RULE_EFFECT = {
+    Outcome.HIDDEN: "the tool is removed from the model's tool list",
+    Outcome.ASK: "the user is asked, whatever the hints say",
+    Outcome.DENY: "dontAsk mode refuses what it would have to ask about",
+    Outcome.RAN: "it runs without asking, whatever the hints say",
+}
 
 
 def claude_code_outcome(
@@ -307,46 +324,12 @@ def claude_code_outcome(
     version: str = CLAUDE_CODE_VERSION,
     classifier: str = "approve",
 ) -> Outcome:
-    """What Claude Code does with a call of `tool` of `server` under these rules, in this mode
-    (the first call of a session: see `claude_code_session`).
+    """What Claude Code does with one call under these rules, in this mode: the shorthand of
+    ``ClaudeCodeSetup(permissions, mode, version).outcome(server, tool, annotations)``.
 
     Raises:
         ValueError: a mode or version that was not measured, or malformed annotations.
     """
-    calls = [(server, tool, annotations)]
-    kind = {"mode": mode, "version": version, "classifier": classifier}
-    return claude_code_session(permissions, calls, **kind)[0]
+    setup = ClaudeCodeSetup(permissions, mode, version)
+    return setup.outcome(server, tool, annotations, classifier=classifier)
 
-
-def decide_with_rules(
-    permissions: Permissions,
-    server: str,
-    tool: str,
-    annotations: Any,
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Decision:
-    """`claude_code_outcome` as a `Decision`, saying whether a rule or the mode decided, and why."""
-    policy = ClaudeCodePolicy(mode, version=version)
-    found = permissions.matching(server, tool)
-    if (
-        found is None
-        or _rule_outcome(permissions, server, tool, annotations, mode, version) is None
-    ):
-        decision = policy.decide(annotations)
-        why = f"{mode} mode lets an allow rule run only read-only tools" if found else ""
-        why = why or "no rule matches"
-        return Decision(decision.pre_call, decision.post_call, f"{why}; {decision.reason}")
-    list_name, rule = found
-    outcome = claude_code_outcome(
-        permissions, server, tool, annotations, mode=mode, version=version
-    )
-    pre = {Outcome.RAN: PreCall.ALLOW, Outcome.ASK: PreCall.CONFIRM}.get(outcome, PreCall.DENY)
-    why = {
-        Outcome.HIDDEN: "the tool is removed from the model's tool list",
-        Outcome.ASK: "the user is asked, whatever the hints say",
-        Outcome.DENY: "dontAsk mode refuses what it would have to ask about",
-        Outcome.RAN: "it runs without asking, whatever the hints say",
-    }[outcome]
-    return Decision(pre, PostCall.TRUST, f"{list_name} rule {rule} matches, so {why}.")

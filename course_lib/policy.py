@@ -38,8 +38,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
-from .annotations import AnnotationsLike, Profile, classify, declared, effective
+from .annotations import AnnotationsLike, RiskProfile, classify, declared, effective
 from .decisions import Decision, PostCall, PreCall, Trust, as_trust
+from .vocabulary import member
 
 __all__ = [
     "CURSOR_ASK",
@@ -70,7 +71,7 @@ class Policy(ABC):
 
     @abstractmethod
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         """Return the decision for a tool with these annotations from a server at this trust level.
 
@@ -88,18 +89,19 @@ class Policy(ABC):
 # --- the reference client -------------------------------------------------------------------
 
 _PRE_BY_PROFILE = {
-    Profile.READ_ONLY: PreCall.ALLOW,
-    Profile.ADDITIVE: PreCall.CONFIRM,
-    Profile.IDEMPOTENT_WRITE: PreCall.CONFIRM,
-    Profile.DESTRUCTIVE: PreCall.WARN,
+    RiskProfile.READ_ONLY: PreCall.ALLOW,
+    RiskProfile.ADDITIVE: PreCall.CONFIRM,
+    RiskProfile.IDEMPOTENT_WRITE: PreCall.CONFIRM,
+    RiskProfile.DESTRUCTIVE: PreCall.WARN,
 }
 
 _PRE_REASON = {
-    Profile.READ_ONLY: "read-only, so it runs without asking",
-    Profile.ADDITIVE: "it writes (only adds), so the user confirms",
-    Profile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
+    RiskProfile.READ_ONLY: "read-only, so it runs without asking",
+    RiskProfile.ADDITIVE: "it writes (only adds), so the user confirms",
+    RiskProfile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
     "so the user confirms",
-    Profile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong warning",
+    RiskProfile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong "
+    "warning",
 }
 
 
@@ -151,7 +153,7 @@ class SpecPolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         declared(annotations)  # validate even when the hints are about to be ignored
         if as_trust(trust) is Trust.UNTRUSTED:
@@ -177,7 +179,7 @@ class TrustEverythingPolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated, then deliberately ignored
         return _by_hints(annotations, self.name, "believing the hints: ")
@@ -210,7 +212,7 @@ class VSCodePolicy(Policy):
     )
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
@@ -254,15 +256,11 @@ class ReadOnlyModePolicy(Policy):
     )
 
     def __init__(
-        self, name: str = "read-only mode", *, otherwise: PreCall | str = PreCall.DENY
+        self, name: str = "read-only mode", *, otherwise: PreCall = PreCall.DENY
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("a policy needs a non-empty name, e.g. 'Cursor Ask mode'")
-        try:
-            otherwise = PreCall(otherwise)
-        except ValueError:
-            choices = ", ".join(repr(p.value) for p in PreCall)
-            raise ValueError(f"otherwise must be one of {choices}, not {otherwise!r}") from None
+        otherwise = member(PreCall, otherwise, "otherwise")
         if otherwise is PreCall.ALLOW:
             raise ValueError(
                 "otherwise=ALLOW would make the mode admit every tool; use CONFIRM or DENY"
@@ -271,7 +269,7 @@ class ReadOnlyModePolicy(Policy):
         self.otherwise = otherwise
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated; these modes do not check server trust
         values = declared(annotations)
@@ -305,7 +303,7 @@ class IgnoreHintsPolicy(Policy):
         self.name = name
 
     def decide(
-        self, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+        self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)
         declared(annotations)  # validated, then not read
@@ -353,7 +351,7 @@ def as_policies(policies: Policy | Iterable[Policy]) -> list[Policy]:
 
 
 def decide(
-    policy: Policy, annotations: AnnotationsLike, *, trust: Trust | str = Trust.UNTRUSTED
+    policy: Policy, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
 ) -> Decision:
     """Return `policy`'s decision for a tool (or its annotations) from a server at `trust` level.
 

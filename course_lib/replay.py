@@ -1,10 +1,12 @@
 """Replaying lesson 04's session under a host defence: did the secret leave, did the work get done?
 
-A defence is plain data, ``{"auto_approve": {...}, "on_taint": None | "confirm" | "deny"}``.
-`run_defence` replays a plan of tool calls (the user's task) against fresh copies of the private
-notes, web search and mailer servers, with a replayed user who approves mail to colleagues
-only; `judge_defence` says how a defence failed, if it did. Exercise 3's visible checks and the
-grader's hidden cases both judge with it.
+A defence is two settings of the host's `SessionGuard`: the tools the user always allows, and
+what taint does (`Defence`; exercise 3 writes it as ``{"auto_approve": {...}, "on_taint": None |
+PreCall.CONFIRM | PreCall.DENY}``, read once by `read_defence`). `run_defence` replays a plan of
+tool calls (the user's task) against fresh copies of the private notes, web search and mailer
+servers, with a replayed user who approves mail to colleagues only; `judge_defence` says how a
+defence failed, if it did. Exercise 3's visible checks and the grader's hidden cases both judge
+with it.
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (the attack);
 exercises/03_break_the_trifecta.ipynb.
@@ -16,27 +18,30 @@ import asyncio
 import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from .agent import ScriptedAgent, Step, Transcript, open_session
 from .approval import ConfirmationRequest
-from .decisions import Trust
-from .guard import SessionGuard
+from .decisions import PreCall, Trust
+from .guard import TAINT_ACTIONS, SessionGuard, check_on_taint
 from .policy import SPEC
-from .servers import build
-from .servers.private_notes import SECRET
-from .servers.web_search import Page
+from .servers.mailer import mailer_server
+from .servers.private_notes import SECRET, private_notes_server
+from .servers.web_search import Page, web_search_server
+from .vocabulary import parse
 
 __all__ = [
     "DEFENCE_HINTS",
     "SESSION_TOOLS",
     "USER_APPROVES_DOMAINS",
+    "Defence",
     "delivered",
     "judge_defence",
     "leaked",
     "prompts",
+    "read_defence",
     "run_defence",
-    "validate_defence",
 ]
 
 Plan = Sequence[Step | tuple[str, Mapping[str, Any]]]
@@ -61,16 +66,53 @@ def _domain(address: Any) -> str:
     return str(address).rsplit("@", 1)[-1].strip().lower() if "@" in str(address) else ""
 
 
-def validate_defence(defence: Any) -> tuple[set[str], str | None]:
-    """Return (auto_approve, on_taint) from a DEFENCE dict.
+@dataclass(frozen=True)
+class Defence:
+    """A host defence for lesson 04's session: the tools the user chose to always allow, and what
+    taint does to a tool that can send data out (`PreCall.CONFIRM`, `PreCall.DENY` or None).
 
-    A key ``approve_domains`` from older copies of the exercise is accepted and ignored: how the
-    user answers a prompt is part of the scenario (`USER_APPROVES_DOMAINS`), not of the defence.
+    Raises:
+        ValueError: `auto_approve` is not a set of the session's tool names, or `on_taint` is not
+            one of those values (see `SessionGuard`).
+    """
+
+    auto_approve: frozenset[str] = frozenset()
+    on_taint: PreCall | None = PreCall.CONFIRM
+
+    def __post_init__(self) -> None:
+        value = self.auto_approve
+        if isinstance(value, (str, bytes)) or not isinstance(
+            value, (set, frozenset, list, tuple)
+        ) or not all(isinstance(v, str) for v in value):
+            raise ValueError(
+                f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not "
+                f"{value!r}"
+            )
+        unknown = sorted(set(value) - SESSION_TOOLS)
+        if unknown:
+            raise ValueError(
+                f"auto_approve names tools the session does not have: {unknown}; "
+                f"its tools are {sorted(SESSION_TOOLS)}"
+            )
+        object.__setattr__(self, "auto_approve", frozenset(value))
+        object.__setattr__(self, "on_taint", check_on_taint(self.on_taint))
+
+
+def read_defence(defence: Any) -> Defence:
+    """Read exercise 3's DEFENCE: a `Defence`, or a dict with exactly the keys ``auto_approve``
+    and ``on_taint``.
+
+    Where a learner writes it, `on_taint` may also be the text of its value (``"confirm"``, as
+    older copies of the exercise asked). A key ``approve_domains`` from those copies is accepted
+    and ignored: how the user answers a prompt is part of the scenario (`USER_APPROVES_DOMAINS`),
+    not of the defence.
 
     Raises:
         ValueError: a missing or extra key, a value of the wrong type, an unknown tool or
         `on_taint`.
     """
+    if isinstance(defence, Defence):
+        return defence
     keys = set(_DEFENCE_KEYS)
     if (
         not isinstance(defence, Mapping)
@@ -79,23 +121,10 @@ def validate_defence(defence: Any) -> tuple[set[str], str | None]:
     ):
         got = sorted(defence) if isinstance(defence, Mapping) else type(defence).__name__
         raise ValueError(f"DEFENCE must be a dict with exactly the keys {sorted(keys)}, not {got}")
-    value = defence["auto_approve"]
-    if not isinstance(value, (set, frozenset, list, tuple)) or not all(
-        isinstance(v, str) for v in value
-    ):
-        raise ValueError(
-            f"auto_approve must be a set of tool names such as {{'read_note'}} or set(), not "
-            f"{value!r}"
-        )
-    unknown = sorted(set(value) - SESSION_TOOLS)
-    if unknown:
-        raise ValueError(
-            f"auto_approve names tools the session does not have: {unknown}; "
-            f"its tools are {sorted(SESSION_TOOLS)}"
-        )
-    if defence["on_taint"] not in (None, "confirm", "deny"):
-        raise ValueError(f"on_taint must be None, 'confirm' or 'deny', not {defence['on_taint']!r}")
-    return set(value), defence["on_taint"]
+    on_taint = defence["on_taint"]
+    if on_taint is not None:
+        on_taint = parse(PreCall, on_taint, "on_taint", choices=TAINT_ACTIONS, also="None")
+    return Defence(defence["auto_approve"], on_taint)
 
 
 def _user(request: ConfirmationRequest) -> bool:
@@ -103,37 +132,37 @@ def _user(request: ConfirmationRequest) -> bool:
 
 
 def run_defence(
-    defence: Mapping[str, Any], plan: Plan, *, pages: Sequence[Page] | None = None
+    defence: Defence | Mapping[str, Any], plan: Plan, *, pages: Sequence[Page] | None = None
 ) -> tuple[list[Any], Transcript]:
     """Run lesson 04's session (private notes, web search, mailer) under a host defence.
 
-    `defence` holds ``auto_approve`` (tools the user chose to always allow) and ``on_taint``
-    (None, "confirm" or "deny"). At a confirmation prompt the replayed user approves mail to
-    `USER_APPROVES_DOMAINS` only. Returns the mailer's outbox and the transcript.
+    `defence` is a `Defence`, or exercise 3's DEFENCE dict (see `read_defence`). At a
+    confirmation prompt the replayed user approves mail to `USER_APPROVES_DOMAINS` only.
+    Returns the mailer's outbox and the transcript.
     Runs on its own thread, so it works inside a notebook's running event loop too.
 
     Raises:
         ValueError: a malformed defence (unknown tool, unknown `on_taint`, ...).
     """
-    auto_approve, on_taint = validate_defence(defence)
-    web = {} if pages is None else {"pages": pages}
+    settings = read_defence(defence)
 
     async def scenario(folder: str) -> tuple[list[Any], Transcript]:
+        mailer = mailer_server(root=f"{folder}/mail")
         servers = {
-            "private-notes": build("private-notes", root=f"{folder}/notes"),
-            "web-search": build("web-search", root=f"{folder}/web", **web),
-            "mailer": build("mailer", root=f"{folder}/mail"),
+            "private-notes": private_notes_server(root=f"{folder}/notes"),
+            "web-search": web_search_server(root=f"{folder}/web", pages=pages),
+            "mailer": mailer,
         }
         async with open_session(servers) as session:
             guard = SessionGuard(
                 session.analyse(),
                 policy=SPEC,
                 trust=Trust.TRUSTED,
-                auto_approve=set(auto_approve),
-                on_taint=on_taint,
+                auto_approve=settings.auto_approve,
+                on_taint=settings.on_taint,
             )
             transcript = await ScriptedAgent(plan).run(session, guard, approve=_user)
-        return list(servers["mailer"].outbox), transcript
+        return list(mailer.outbox), transcript
 
     with (
         tempfile.TemporaryDirectory(prefix="course-defence-") as folder,
@@ -171,7 +200,7 @@ DEFENCE_HINTS = {
 
 
 def judge_defence(
-    defence: Mapping[str, Any],
+    defence: Defence | Mapping[str, Any],
     plan: Plan,
     *,
     pages: Sequence[Page] | None = None,

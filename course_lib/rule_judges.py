@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
-from .permissions import LISTS, Outcome, Permissions, claude_code_outcome
+from .decisions import Outcome
+from .permissions import LISTS, Permissions, claude_code_outcome
 
 __all__ = [
     "FILE_OPS",
@@ -27,8 +28,10 @@ __all__ = [
     "all_of",
     "asked",
     "everywhere",
+    "hidden",
     "never_silent",
     "parse_rules",
+    "ran",
     "stays_on",
 ]
 
@@ -114,6 +117,16 @@ def parse_rules(value: Any) -> Permissions:
 def asked(mode: str) -> Outcome:
     """What "ask the user" becomes in `mode`: dontAsk refuses what it would ask."""
     return Outcome.DENY if mode == "dontAsk" else Outcome.ASK
+
+
+def ran(_mode: str) -> Outcome:
+    """What "run without asking" is in every mode."""
+    return Outcome.RAN
+
+
+def hidden(_mode: str) -> Outcome:
+    """What "removed from the model's tools" is in every mode."""
+    return Outcome.HIDDEN
 
 
 def everywhere(

@@ -12,20 +12,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .clients import CLAUDE_CODE_VERSION
-from .permissions import Permissions, classifier_judges, claude_code_outcome
+from .permissions import ClaudeCodeSetup, Permissions
 
 __all__ = ["hints_by_rules", "rules_matrix"]
 
 
-def _shown(
-    permissions: Permissions, server: str, tool: str, annotations: Any, mode: str, version: str
-) -> str:
+def _shown(setup: ClaudeCodeSetup, server: str, tool: str, annotations: Any) -> str:
     """An outcome as a table shows it: its value, with ``*`` when the safety classifier decided
     (the classifier approving, as measured)."""
-    outcome = claude_code_outcome(
-        permissions, server, tool, annotations, mode=mode, version=version
-    )
-    judged = classifier_judges(permissions, server, tool, annotations, mode=mode, version=version)
+    outcome = setup.outcome(server, tool, annotations)
+    judged = setup.classifier_judges(server, tool, annotations)
     return f"{outcome.value}*" if judged else outcome.value
 
 
@@ -48,10 +44,8 @@ def rules_matrix(
         pairs = list(tools.items())
     else:
         pairs = [(t.name, t.annotations) for t in tools]
-    rows = {
-        name: [_shown(permissions, server, name, ann, m, version) for m in modes]
-        for name, ann in pairs
-    }
+    setups = [ClaudeCodeSetup(permissions, mode, version) for mode in modes]
+    rows = {name: [_shown(s, server, name, ann) for s in setups] for name, ann in pairs}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
     frame.index.name = "tool"
     return frame
@@ -71,11 +65,9 @@ def hints_by_rules(
     ``*`` marks a call the safety classifier decided (approving)."""
     import pandas as pd
 
+    setups = {label: ClaudeCodeSetup(rules, mode, version) for label, rules in rule_sets.items()}
     rows = {
-        claim: {
-            label: _shown(rules, server, tool, hints, mode, version)
-            for label, rules in rule_sets.items()
-        }
+        claim: {label: _shown(s, server, tool, hints) for label, s in setups.items()}
         for claim, hints in claims.items()
     }
     frame = pd.DataFrame.from_dict(rows, orient="index")

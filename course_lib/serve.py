@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        server = build(args.name, root=args.root)
+        demo = build(args.name, root=args.root)
     except (ValueError, OSError) as exc:
         print(f"course_lib serve: {exc}", file=sys.stderr)
         return 2
@@ -40,11 +40,11 @@ def run(args: argparse.Namespace) -> int:
     # the server with SIGTERM (as the SDK does after a grace period) still gets the temporary
     # sandbox removed.
     def stop(signum: int, _frame: object) -> None:
-        server.sandbox.remove_if_temporary()
+        demo.sandbox.remove_if_temporary()
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
     # stdout carries the protocol; anything for humans goes to stderr
-    print(f"{args.name}: serving over stdio, sandbox {server.sandbox.root}", file=sys.stderr)
-    server.run("stdio")
+    print(f"{args.name}: serving over stdio, sandbox {demo.sandbox.root}", file=sys.stderr)
+    demo.server.run("stdio")
     return 0

@@ -26,6 +26,7 @@ from .safe_text import printable
 
 __all__ = [
     "MAX_LINE",
+    "STDERR_LINES",
     "StderrTail",
     "kill_server_group",
     "orphans_killed",
@@ -72,15 +73,18 @@ class StderrTail:
     def lines(self, wait: float = 2.0) -> list[str]:
         """The last lines written, control characters escaped; waits up to `wait` s for the pipe to
         end."""
+        return self.all_lines(wait)[-STDERR_LINES:]
+
+    def all_lines(self, wait: float = 2.0) -> list[str]:
+        """Every line kept (the last `STDERR_TAIL_BYTES`), escaped and cut like `lines`."""
         self.close_writer()
         self._thread.join(wait)
         with self._lock:
             data = bytes(self._tail[-STDERR_TAIL_BYTES:])
         text = data.decode("utf-8", errors="replace")
-        lines = [
+        return [
             printable(line.strip(), limit=MAX_LINE) for line in text.splitlines() if line.strip()
         ]
-        return lines[-STDERR_LINES:]
 
 
 # The SDK starts each stdio server in a new session (its pid is the process group id), but
@@ -92,9 +96,12 @@ started_servers: ContextVar[list[int] | None] = ContextVar(
 )
 
 
+_RECORDING: list[Any] = []  # the wrapper below, once installed
+
+
 def record_started_servers() -> None:
     spawn = getattr(sdk_stdio, "_create_platform_compatible_process", None)
-    if spawn is None or getattr(spawn, "course_lib_records", False):
+    if spawn is None or spawn in _RECORDING:
         return
 
     async def recording_spawn(*args: Any, **kwargs: Any) -> Any:
@@ -104,7 +111,7 @@ def record_started_servers() -> None:
             started.append(process.pid)
         return process
 
-    recording_spawn.course_lib_records = True  # type: ignore[attr-defined]
+    _RECORDING.append(recording_spawn)
     sdk_stdio._create_platform_compatible_process = recording_spawn
 
 

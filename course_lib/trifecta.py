@@ -16,7 +16,12 @@ What the four hints can and cannot tell (the basis of every inference here)::
     openWorldHint true (or absent)  -> may bring untrusted content in AND may send data out;
                                        the hint does not say which, so both legs are assumed
     openWorldHint false + read-only -> reads the host's own closed domain: private data is a GUESS
+    not read-only (or absent)       -> nothing confines it: it may reach private data at WORST
+                                       CASE, by the spec's defaults (an unannotated tool gets
+                                       every leg, so silence never passes)
     nothing                         -> whether the data is private or sensitive; only the host knows
+
+Only a read-only tool in the open world (a web search) is not assumed to reach private data.
 
 A server's own `_meta` claims (`meta_key=`) are self-declared like hints: they can add legs to
 what the hints imply, never remove one, so a lying server cannot talk its way past the taint gate.
@@ -156,6 +161,18 @@ def _infer(item: SessionTool) -> list[Supply]:
             "read-only in a closed domain (openWorldHint false): it reads the host's own data; "
             "whether that data is private, no hint says",
         )
+    if not eff.read_only:
+        said = (
+            "readOnlyHint is false"
+            if raw["readOnlyHint"] is False
+            else "readOnlyHint is absent (default: not read-only)"
+        )
+        add(
+            Leg.PRIVATE_DATA,
+            Basis.WORST_CASE,
+            f"{said}: by the spec's defaults nothing confines it, so at worst it reads private "
+            "data too",
+        )
     return supplies
 
 
@@ -244,6 +261,7 @@ class SessionReport:
         if self.complete:
             tail = ""
             for basis, words in (
+                (Basis.WORST_CASE, "worst case, by the spec's defaults"),
                 (Basis.GUESS, "guessed, not known"),
                 (Basis.DEFAULT, "only from spec defaults of absent hints"),
                 (Basis.META, "only claimed in a server's _meta"),

@@ -40,13 +40,14 @@ class TrustBook:
 
     def __init__(
         self,
-        levels: Mapping[str, Trust | str] | None = None,
+        levels: Mapping[str, Trust] | None = None,
         *,
-        default: Trust | str = Trust.UNTRUSTED,
+        default: Trust = Trust.UNTRUSTED,
     ) -> None:
         if levels is not None and not isinstance(levels, Mapping):
             raise ValueError(
-                "levels must be a dict of server name -> trust level, e.g. {'file-ops': 'trusted'}"
+                "levels must be a dict of server name -> trust level, e.g. "
+                "{'file-ops': Trust.TRUSTED}"
             )
         self.default = as_trust(default)
         self._levels: dict[str, Trust] = {
@@ -64,7 +65,7 @@ class TrustBook:
         """Return the server's current trust level."""
         return self._levels.get(self._name(server), self.default)
 
-    def set(self, server: str, level: Trust | str, reason: str) -> Trust:
+    def set(self, server: str, level: Trust, reason: str) -> Trust:
         """Set a server's trust level, recording why; return the new level."""
         server, new = self._name(server), as_trust(level)
         old = self.level(server)

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {  # command: (module, the extra it needs
     "grade": ("course_tools.grading.cli", "grade"),
     "hub": ("course_tools.hub.cli", "hub"),
     "measure-client": ("course_tools.measure.cli", "measure"),
+    "census": ("course_tools.census.cli", "census"),
 }
 
 

@@ -9,6 +9,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "grade": ("nbclient", "nbformat"),
     "hub": (),  # JupyterHub itself is checked by `hub` when a command needs it (hub/requirements)
     "measure": (),  # the client CLIs come from npm; measure-client names them when missing
+    "census": ("uv",),  # uv installs the PyPI servers; npm, the npm ones (census install)
 }
 
 

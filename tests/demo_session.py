@@ -5,7 +5,8 @@ from __future__ import annotations
 import anyio
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib import SessionGuard, list_tools_sync
+from course_lib import SessionGuard
+from course_lib.connection import list_tools_sync
 from course_lib.agent import ScriptedAgent, open_session
 from course_lib.decisions import Trust
 from course_lib.servers import build
@@ -37,7 +38,7 @@ def run_attack(on_taint, servers=None):
     servers = servers or demo_servers()
 
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with open_session(servers) as session:
                 guard = SessionGuard(session.analyse(), trust=Trust.TRUSTED, auto_approve={"send_email"}, on_taint=on_taint)
                 return await ScriptedAgent(TASK).run(session, guard, approve=colleagues_only)

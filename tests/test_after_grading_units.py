@@ -27,7 +27,7 @@ from course_tools.grading.discover import Submission
 from course_tools.grading.inert_markdown import inline, quoted
 from course_tools.grading.lms import Lms, lms_csv, map_roster, read_roster
 from course_tools.grading.results import CaseResult, ExerciseResult
-from course_tools.grading.summary import Outcome, outcome, reteach, summarise, write_summary
+from course_tools.grading.summary import AnswerKind, answer_kind, reteach, summarise, write_summary
 from course_tools.grading.written import AnswerState, answer_in, questions
 from course_tools.handin import MANIFEST, read_collection, record_collection
 
@@ -296,10 +296,10 @@ def test_formula_cells_from_a_roster_or_a_folder_name_are_inert_in_the_lms_file(
 
 
 def test_case_statuses_say_wrong_blank_or_not_judged():
-    assert [outcome(s) for s in ("passed", "failed", "error", "not attempted", "missing")] == [
-        Outcome.PASSED, Outcome.WRONG, Outcome.WRONG, Outcome.BLANK, Outcome.BLANK
+    assert [answer_kind(s) for s in ("passed", "failed", "error", "not attempted", "missing")] == [
+        AnswerKind.PASSED, AnswerKind.WRONG, AnswerKind.WRONG, AnswerKind.BLANK, AnswerKind.BLANK
     ]
-    assert {outcome(s) for s in ("timed out", "tampered", "no result", "not run")} == {Outcome.NOT_JUDGED}
+    assert {answer_kind(s) for s in ("timed out", "tampered", "no result", "not run")} == {AnswerKind.NOT_JUDGED}
 
 
 def _graded(student: str, statuses: dict[str, str], status: str = "graded") -> ExerciseResult:

@@ -6,11 +6,8 @@ import anyio
 import matplotlib
 import pytest
 
-from course_lib import (
-    ConfirmationRequest,
-    PreCall,
-    SessionGuard,
-)
+from course_lib import PreCall, SessionGuard
+from course_lib.approval import ConfirmationRequest
 from course_lib.agent import ScriptedAgent, open_session
 from course_lib.decisions import Trust
 from course_lib.servers import build
@@ -40,7 +37,7 @@ def test_undefended_session_leaks_the_secret_to_the_outbox():
 
 
 def test_taint_with_confirmation_stops_the_leak_and_costs_one_confirmation():
-    transcript, servers = run_attack(on_taint="confirm")
+    transcript, servers = run_attack(on_taint=PreCall.CONFIRM)
     assert [m.to for m in servers["mailer"].outbox] == ["mei@ops.example"]
     answers = [step.answer for step in transcript.steps if step.answer is not None]
     assert answers.count(False) == 1 and answers.count(True) == 1
@@ -48,7 +45,7 @@ def test_taint_with_confirmation_stops_the_leak_and_costs_one_confirmation():
 
 
 def test_taint_with_blocking_stops_the_leak_and_the_legitimate_mail():
-    transcript, servers = run_attack(on_taint="deny")
+    transcript, servers = run_attack(on_taint=PreCall.DENY)
     assert servers["mailer"].outbox == []
     assert sum(step.decision is PreCall.DENY for step in transcript.steps) == 2
 
@@ -58,7 +55,7 @@ def test_agent_that_ignores_injections_sends_only_the_planned_mail():
 
     async def main():
         async with open_session(servers) as session:
-            guard = SessionGuard(session.analyse(), trust="trusted", auto_approve={"send_email"}, on_taint=None)
+            guard = SessionGuard(session.analyse(), trust=Trust.TRUSTED, auto_approve={"send_email"}, on_taint=None)
             return await ScriptedAgent(TASK, obey_injections=False).run(session, guard)
 
     anyio.run(main)

@@ -9,9 +9,6 @@ from mcp.types import Tool, ToolAnnotations
 
 from course_lib import (
     FIELDS,
-    HINTS,
-    NOT_MEANINGFUL,
-    Profile,
     check_annotations,
     classify,
     declared,
@@ -19,6 +16,7 @@ from course_lib import (
     effective,
     fields_table,
 )
+from course_lib.annotations import HINTS, NOT_MEANINGFUL, RiskProfile
 
 
 def tool(name: str = "t", annotations: dict | None = None, title: str | None = None) -> Tool:
@@ -69,13 +67,13 @@ def test_wrong_input_raises_value_error_naming_the_field(bad, message):
 def test_unannotated_tool_gets_the_pessimistic_defaults():
     eff = effective(None)
     assert (eff.read_only, eff.destructive, eff.idempotent, eff.open_world) == (False, True, False, True)
-    assert classify(None) is Profile.DESTRUCTIVE
+    assert classify(None) is RiskProfile.DESTRUCTIVE
 
 
 def test_read_only_makes_destructive_and_idempotent_not_meaningful():
     eff = effective({"readOnlyHint": True, "destructiveHint": True, "idempotentHint": False})
     assert eff.destructive == NOT_MEANINGFUL and eff.idempotent == NOT_MEANINGFUL
-    assert classify({"readOnlyHint": True, "destructiveHint": True}) is Profile.READ_ONLY
+    assert classify({"readOnlyHint": True, "destructiveHint": True}) is RiskProfile.READ_ONLY
 
 
 def test_every_one_of_the_81_combinations_has_exactly_one_profile():
@@ -86,13 +84,13 @@ def test_every_one_of_the_81_combinations_has_exactly_one_profile():
         profile = classify(hints)
         seen[combo] = profile
         if eff.read_only:
-            assert profile is Profile.READ_ONLY
+            assert profile is RiskProfile.READ_ONLY
         elif eff.destructive:
-            assert profile is Profile.DESTRUCTIVE
+            assert profile is RiskProfile.DESTRUCTIVE
         elif eff.idempotent:
-            assert profile is Profile.IDEMPOTENT_WRITE
+            assert profile is RiskProfile.IDEMPOTENT_WRITE
         else:
-            assert profile is Profile.ADDITIVE
+            assert profile is RiskProfile.ADDITIVE
     assert len(seen) == 81
     assert {str(p) for p in seen.values()} == {"read-only", "additive", "idempotent write", "destructive"}
 

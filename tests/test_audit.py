@@ -11,22 +11,20 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
 from course_lib import (
-    AuditEvent,
-    AuditLog,
     Host,
-    SideEffect,
     TrustBook,
     approve_all,
     check_behaviour,
     decline_all,
-    server_identity,
     side_effects,
     snapshot,
 )
+from course_lib.audit import SideEffect
+from course_lib.host import AuditEvent, AuditLog, server_identity
 from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING
-from course_lib.decisions import PreCall, Trust
-from course_lib.servers import cleanup, file_ops
+from course_lib.decisions import Outcome, PreCall, Trust
+from course_lib.servers import log_tidy, file_ops
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
@@ -170,7 +168,7 @@ def test_check_behaviour_accepts_writes_from_tools_that_declare_them():
 
 
 def test_trust_book_downgrades_and_remembers_why():
-    book = TrustBook({"log-tidy": "trusted"})
+    book = TrustBook({"log-tidy": Trust.TRUSTED})
     assert book.level("log-tidy") is Trust.TRUSTED and book.level("other") is Trust.UNTRUSTED
     book.downgrade("log-tidy", "deleted logs")
     assert book.level("log-tidy") is Trust.UNTRUSTED
@@ -178,22 +176,26 @@ def test_trust_book_downgrades_and_remembers_why():
 
 
 def test_trust_book_refuses_unknown_levels():
-    with pytest.raises(ValueError, match="unknown trust level"):
+    with pytest.raises(ValueError, match="trust must be Trust.TRUSTED or Trust.UNTRUSTED, not the string 'somewhat'"):
         TrustBook({"x": "somewhat"})
+    with pytest.raises(ValueError, match="write Trust.TRUSTED"):
+        TrustBook({"x": "trusted"})
 
 
 def test_audit_log_exports_one_row_per_call():
     log = AuditLog()
-    log.record(AuditEvent("s", "t", "{}", "trusted", "allow", "not asked", "ok"))
+    log.record(AuditEvent("s", "t", "{}", Trust.TRUSTED, PreCall.ALLOW, None, Outcome.RAN))
+    log.record(AuditEvent("s", "t", "{}", Trust.TRUSTED, PreCall.ALLOW, None, Outcome.ERROR, result="disk full"))
     frame = log.to_frame()
-    assert list(frame.index) == [1] and frame.loc[1, "tool"] == "t"
+    assert list(frame.index) == [1, 2] and frame.loc[1, "tool"] == "t"
+    assert list(frame["outcome"]) == ["ran", "tool error: disk full"]
     with pytest.raises(ValueError, match="AuditEvent"):
         log.record({"tool": "t"})
 
 
 def run(host, server, calls):
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with connect(server) as client:
                 return [await host.call(client, tool, args) for tool, args in calls]
 
@@ -201,21 +203,21 @@ def run(host, server, calls):
 
 
 def test_a_client_that_trusts_every_hint_lets_the_liar_delete_without_asking():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     asked = []
     host = Host(TRUST_EVERYTHING, approve=lambda request: asked.append(request) or True)
     [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
-    assert event.decision == "allow" and asked == []
+    assert event.decision is PreCall.ALLOW and asked == []
     assert event.result.startswith("A tidy-up would remove 3")  # the answer keeps up the pretence
     assert not list((server.sandbox.root / "logs").glob("*.log.*"))
 
 
 def test_a_spec_client_asks_with_the_real_arguments_and_a_decline_keeps_the_files():
-    server = cleanup.build_server()
+    server = log_tidy.log_tidy_server()
     asked = []
     host = Host(SPEC, approve=lambda request: asked.append(request) or False)
     [event] = run(host, server, [("tidy_logs", {"folder": "logs"})])
-    assert event.confirmation == "declined" and event.outcome == "not run"
+    assert event.confirmation == "declined" and event.outcome is Outcome.NOT_RUN
     assert asked[0].arguments == {"folder": "logs"} and '"folder": "logs"' in asked[0].text
     assert asked[0].decision is PreCall.WARN
     assert max(len(line) for line in asked[0].text.splitlines()) <= 90  # the reason is wrapped
@@ -223,18 +225,18 @@ def test_a_spec_client_asks_with_the_real_arguments_and_a_decline_keeps_the_file
 
 
 def test_the_auditing_client_flags_the_liar_and_asks_before_its_next_call():
-    server = cleanup.build_server()
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, servers={"log-tidy": server}, audit_root=server.sandbox.root, approve=decline_all)
+    server = log_tidy.log_tidy_server()
+    host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, audit_root=server.sandbox.root, approve=decline_all)
     first, second = run(host, server, [("tidy_logs", {}), ("disk_usage", {})])
-    assert first.decision == "allow" and first.finding.startswith("declared read-only")
-    assert {e.kind for e in first.side_effects} == {"deleted"} and first.trust_after == "untrusted"
-    assert second.trust == "untrusted" and second.confirmation == "declined"
+    assert first.decision is PreCall.ALLOW and first.finding.startswith("declared read-only")
+    assert {e.kind for e in first.side_effects} == {"deleted"} and first.trust_after is Trust.UNTRUSTED
+    assert second.trust is Trust.UNTRUSTED and second.confirmation == "declined"
 
 
 def test_the_auditor_raises_no_false_alarm_on_the_honest_file_ops_server():
-    server = file_ops.build_server()
+    server = file_ops.file_ops_server()
     host = Host(
-        SPEC, trust={"annotated-file-ops": "trusted"}, servers={"annotated-file-ops": server}, audit_root=server.sandbox.root, approve=approve_all
+        SPEC, trust={"annotated-file-ops": Trust.TRUSTED}, servers={"annotated-file-ops": server}, audit_root=server.sandbox.root, approve=approve_all
     )
     events = run(
         host,
@@ -252,10 +254,10 @@ def test_the_auditor_raises_no_false_alarm_on_the_honest_file_ops_server():
 
 
 def test_the_hosts_own_sensitive_list_overrides_a_read_only_hint():
-    server = cleanup.build_server()
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, servers={"log-tidy": server}, approve=decline_all, sensitive_tools={"tidy_logs"})
+    server = log_tidy.log_tidy_server()
+    host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, approve=decline_all, sensitive_tools={"tidy_logs"})
     [event] = run(host, server, [("tidy_logs", {})])
-    assert event.decision == "confirm" and event.outcome == "not run"
+    assert event.decision is PreCall.CONFIRM and event.outcome is Outcome.NOT_RUN
 
 
 def impostor(victim):
@@ -272,22 +274,22 @@ def impostor(victim):
 
 
 def test_a_server_borrowing_a_trusted_servers_name_does_not_inherit_its_trust():
-    honest = file_ops.build_server()
+    honest = file_ops.file_ops_server()
     (honest.sandbox.root / "notes.txt").write_text("keep me")
     fake = impostor(honest.sandbox.root / "notes.txt")
-    host = Host(SPEC, trust={"annotated-file-ops": "trusted"}, servers={"annotated-file-ops": honest}, approve=decline_all)
+    host = Host(SPEC, trust={"annotated-file-ops": Trust.TRUSTED}, servers={"annotated-file-ops": honest}, approve=decline_all)
     [real] = run(host, honest, [("read_file", {"path": "notes.txt"})])
     [borrowed] = run(host, fake, [("read_file", {"path": "notes.txt"})])
-    assert (real.server, real.trust, real.decision) == ("annotated-file-ops", "trusted", "allow")
-    assert borrowed.server == "annotated-file-ops (unlisted, in-process)" and borrowed.trust == "untrusted"
+    assert (real.server, real.trust, real.decision) == ("annotated-file-ops", Trust.TRUSTED, PreCall.ALLOW)
+    assert borrowed.server == "annotated-file-ops (unlisted, in-process)" and borrowed.trust is Trust.UNTRUSTED
     assert borrowed.confirmation == "declined" and (honest.sandbox.root / "notes.txt").exists()
 
 
 def test_without_a_servers_entry_even_the_real_server_is_unlisted_and_untrusted():
-    server = cleanup.build_server()
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, approve=decline_all)
+    server = log_tidy.log_tidy_server()
+    host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, approve=decline_all)
     [event] = run(host, server, [("disk_usage", {})])
-    assert event.server == "log-tidy (unlisted, in-process)" and event.trust == "untrusted"
+    assert event.server == "log-tidy (unlisted, in-process)" and event.trust is Trust.UNTRUSTED
 
 
 def test_server_identity_is_the_command_url_or_object_never_the_declared_name():
@@ -296,8 +298,9 @@ def test_server_identity_is_the_command_url_or_object_never_the_declared_name():
     assert server_identity(command) == server_identity(" ".join(command)) == server_identity(params)
     assert server_identity(Client(params)) == ("command", "python -m course_lib serve log-tidy")
     assert server_identity(Client("https://ops.example/mcp")) == ("url", "https://ops.example/mcp")
-    one, two = cleanup.build_server(), cleanup.build_server()
-    assert server_identity(one) == server_identity(Client(one)) != server_identity(two)
+    one, two = log_tidy.log_tidy_server(), log_tidy.log_tidy_server()
+    assert server_identity(one) == server_identity(one.server) == server_identity(Client(one.server))
+    assert server_identity(one) != server_identity(two)
 
 
 def test_host_refuses_bad_configuration_and_unknown_tools(tmp_path):
@@ -308,10 +311,10 @@ def test_host_refuses_bad_configuration_and_unknown_tools(tmp_path):
     with pytest.raises(ValueError, match="same server twice"):
         Host(servers={"a": ["python", "x"], "b": "python x"})
     with pytest.raises(ValueError, match="non-empty string"):
-        Host(servers={"log-tidy (unlisted, in-process)": cleanup.build_server()})
+        Host(servers={"log-tidy (unlisted, in-process)": log_tidy.log_tidy_server()})
     with pytest.raises(ValueError, match="not an existing folder"):
         Host(audit_root=tmp_path / "missing")
     with pytest.raises(ValueError, match="no tool 'nope'"):
-        run(Host(), cleanup.build_server(), [("nope", {})])
+        run(Host(), log_tidy.log_tidy_server(), [("nope", {})])
     with pytest.raises(ValueError, match="arguments must be a dict"):
-        run(Host(), cleanup.build_server(), [("disk_usage", "logs")])
+        run(Host(), log_tidy.log_tidy_server(), [("disk_usage", "logs")])

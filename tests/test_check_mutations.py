@@ -10,14 +10,17 @@ from mcp.types import ToolAnnotations
 from course_lib import check, effective
 from course_lib.annotations import HINTS, FIELDS
 from course_lib.audit import check_behaviour
-from course_lib.exercises.annotate import EXPECTED, hint_states
-from course_lib.exercises.liar import EFFECTS, HONEST_4B, LIAR_4B
-from course_lib.exercises.predict import SCENARIOS, STATEMENTS, TRUE_STATEMENTS
-from course_lib.exercises.trifecta import TRIFECTA_ANSWERS
+from course_lib.exercises.annotate import hint_states
+from course_lib.exercises.content import EXPECTED_HINTS as EXPECTED
+from course_lib.exercises.content import HONEST_TOOLS, LIAR, STATEMENTS, TRIFECTA_ANSWERS, TRUE_STATEMENTS
+from course_lib.exercises.content import PREDICT_SCENARIOS as SCENARIOS
+from course_lib.exercises.liar import EFFECTS
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
+from course_lib.decisions import PostCall, PreCall, Trust
 from course_tools.grading import load_exercises
-from course_lib.permissions import Outcome, Permissions, claude_code_outcome
+from course_lib.decisions import Outcome
+from course_lib.permissions import Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
 from course_lib.rule_judges import FILE_OPS, LATER, OTHER_TOOLS
 
@@ -32,8 +35,7 @@ def passes(part, answer, capsys) -> bool:
 
 
 def right_predict(annotations, trusted):
-    before, after = reference_pair(annotations, trusted)
-    return before.value, after.value
+    return reference_pair(annotations, trusted)
 
 
 def right_untrusted(annotations):
@@ -47,12 +49,12 @@ def right_contradiction(annotations, effects):
 def test_the_right_answers_pass(capsys):
     assert passes("1a", RIGHT_1A, capsys)
     assert passes("1b", right_untrusted, capsys)
-    assert passes("2a", {k: right_predict(h, t == "trusted") for k, (_, h, t) in SCENARIOS.items()}, capsys)
+    assert passes("2a", {k: right_predict(h, t is Trust.TRUSTED) for k, (_, h, t) in SCENARIOS.items()}, capsys)
     assert passes("2b", right_predict, capsys)
     assert passes("2c", set(TRUE_STATEMENTS), capsys)
     assert passes("3a", {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}, capsys)
     assert passes("4a", right_contradiction, capsys)
-    assert passes("4b", {LIAR_4B}, capsys)
+    assert passes("4b", {LIAR}, capsys)
 
 
 def test_1a_every_flipped_hint_fails_unless_it_means_the_same(capsys):
@@ -78,12 +80,12 @@ def test_1b_a_function_wrong_on_one_kind_of_tool_fails(capsys):
 
 
 def test_2a_every_changed_decision_fails(capsys):
-    right = {k: right_predict(h, t == "trusted") for k, (_, h, t) in SCENARIOS.items()}
+    right = {k: right_predict(h, t is Trust.TRUSTED) for k, (_, h, t) in SCENARIOS.items()}
     for key, (before, after) in right.items():
-        for other in ("allow", "confirm", "confirm with warning", "deny"):
-            if other != before:
+        for other in PreCall:
+            if other is not before:
                 assert not passes("2a", dict(right, **{key: (other, after)}), capsys), (key, other)
-        flipped = "trust output" if after == "treat as untrusted" else "treat as untrusted"
+        flipped = PostCall.TRUST if after is PostCall.UNTRUSTED else PostCall.UNTRUSTED
         assert not passes("2a", dict(right, **{key: (before, flipped)}), capsys), key
 
 
@@ -93,7 +95,7 @@ def test_2b_a_predict_wrong_on_one_input_fails(capsys, trusted):
         def wrong(annotations, is_trusted, state=state):
             before, after = right_predict(annotations, is_trusted)
             if annotations == state and is_trusted == trusted:
-                return ("allow" if before != "allow" else "confirm"), after
+                return (PreCall.ALLOW if before is not PreCall.ALLOW else PreCall.CONFIRM), after
             return before, after
         assert not passes("2b", wrong, capsys), (state, trusted)
 
@@ -101,7 +103,7 @@ def test_2b_a_predict_wrong_on_one_input_fails(capsys, trusted):
 def test_2b_idempotent_allowed_fails_and_is_told_why(capsys):
     def lenient(annotations, trusted):
         if trusted and annotations and annotations.get("idempotentHint") and not annotations.get("readOnlyHint"):
-            return "allow", right_predict(annotations, trusted)[1]
+            return PreCall.ALLOW, right_predict(annotations, trusted)[1]
         return right_predict(annotations, trusted)
     assert not check("2b", lenient)
     assert "idempotent is not read-only" in capsys.readouterr().out
@@ -118,7 +120,7 @@ def test_3a_one_tool_dropped_or_added_in_a_leg_fails_unless_accepted(capsys):
         for tool in SESSION_TOOLS:
             changed = answer ^ {tool}
             accepted = frozenset(changed) in TRIFECTA_ANSWERS[leg]
-            assert passes("3a", dict(right, **{leg: changed}), capsys) == accepted, (leg, tool)
+            assert passes("3a", {**right, leg: changed}, capsys) == accepted, (leg, tool)
 
 
 def test_4a_a_contradiction_wrong_on_one_input_fails(capsys):
@@ -140,18 +142,18 @@ def test_4a_checks_an_additive_tool_that_deletes(capsys):
 
 def test_4b_one_tool_dropped_or_added_fails(capsys):
     assert not passes("4b", set(), capsys)
-    for honest in HONEST_4B:
-        assert not passes("4b", {LIAR_4B, honest}, capsys), honest
+    for honest in HONEST_TOOLS:
+        assert not passes("4b", {LIAR, honest}, capsys), honest
 
 
 def test_3b_one_changed_setting_fails_unless_it_means_the_same(capsys):
-    right = {"auto_approve": {"send_email"}, "on_taint": "confirm"}
+    right = {"auto_approve": {"send_email"}, "on_taint": PreCall.CONFIRM}
     assert passes("3b", right, capsys)
     read_only = {"list_notes", "read_note", "search_web"}  # allowed anyway: auto-approving changes nothing
     for tool in sorted(SESSION_TOOLS):
         changed = dict(right, auto_approve=right["auto_approve"] ^ {tool})
         assert passes("3b", changed, capsys) == (tool in read_only), tool
-    for on_taint in (None, "deny"):
+    for on_taint in (None, PreCall.DENY):
         assert not passes("3b", dict(right, on_taint=on_taint), capsys), on_taint
 
 

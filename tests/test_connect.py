@@ -9,16 +9,17 @@ import sys
 import anyio
 import pytest
 
-from course_lib import ConnectError, call_tool_sync, connect, list_tools_sync, python_command, run_sync
-from course_lib.servers.file_ops import build_server
+from course_lib import connect, python_command
+from course_lib.connection import ConnectError, call_tool_sync, list_tools_sync, run_sync
+from course_lib.servers.file_ops import file_ops_server
 
 FILE_OPS_TOOLS = ["read_file", "append_text", "set_value", "delete_file"]
 
 
 def test_in_process_session_negotiates_the_2026_protocol():
     async def main():
-        with anyio.fail_after(5):
-            async with connect(build_server()) as client:
+        with anyio.fail_after(60):
+            async with connect(file_ops_server()) as client:
                 return client.protocol_version, [t.name for t in (await client.list_tools()).tools]
 
     assert anyio.run(main) == ("2026-07-28", FILE_OPS_TOOLS)
@@ -26,7 +27,7 @@ def test_in_process_session_negotiates_the_2026_protocol():
 
 def test_legacy_mode_uses_the_pre_2026_handshake():
     async def main():
-        async with connect(build_server(), mode="legacy") as client:
+        async with connect(file_ops_server(), mode="legacy") as client:
             return client.protocol_version
 
     assert anyio.run(main) == "2025-11-25"
@@ -35,7 +36,7 @@ def test_legacy_mode_uses_the_pre_2026_handshake():
 def test_stdio_session_sees_the_same_tools_and_annotations(tmp_path):
     command = python_command("-m", "course_lib", "serve", "file-ops", "--root", str(tmp_path))
     over_stdio = list_tools_sync(command, timeout=30)
-    in_process = list_tools_sync(build_server(tmp_path))
+    in_process = list_tools_sync(file_ops_server(tmp_path))
     assert [t.model_dump() for t in over_stdio] == [t.model_dump() for t in in_process]
 
 
@@ -52,10 +53,10 @@ def test_sync_helpers_work_inside_a_running_event_loop():
     # does for the lifetime of a kernel.
     script = (
         "import asyncio\n"
-        "from course_lib import list_tools_sync\n"
-        "from course_lib.servers.file_ops import build_server\n"
+        "from course_lib.connection import list_tools_sync\n"
+        "from course_lib.servers.file_ops import file_ops_server\n"
         "async def cell():\n"
-        "    return [t.name for t in list_tools_sync(build_server())]\n"
+        "    return [t.name for t in list_tools_sync(file_ops_server())]\n"
         "print(asyncio.run(cell()))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)

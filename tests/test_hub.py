@@ -6,8 +6,11 @@ JupyterHub gives it); the hub itself runs in tests/peers/test_hub_class.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
+import signal
 import stat
 import subprocess
 import sys
@@ -18,14 +21,23 @@ from unittest import mock
 import pytest
 from traitlets.config import Config
 
+sys.path.insert(0, str(Path(__file__).parent))
+from fake_hub import TOKEN, Behaviour, FakeHub, RunningFakeHub  # noqa: E402
+
 from course_tools.__main__ import main
 from course_tools.hub import config as hub_config
 from course_tools.hub.api import HubAPI
-from course_tools.hub.collect import Limits, collect
+from course_tools.hub.collect import CollectLimits, collect
 from course_tools.hub.content import exercise_ids, learner_files, seed_home
 from course_tools.hub.export import ExportError, export, nbgitpuller_link
-from course_tools.hub.prestart import prestart
-from course_tools.hub.runtime import SOCKET_PATH_LIMIT, kernel_runtime_dir
+from course_tools.hub.prestart import Pace, prestart
+from course_tools.hub.runtime import (
+    SOCKET_PATH_LIMIT,
+    build_font_cache,
+    hub_runtime_dir,
+    kernel_runtime_dir,
+    matplotlib_dir,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = exercise_ids(ROOT)
@@ -43,11 +55,20 @@ def settings(tmp_path: Path, **changes) -> hub_config.HubSettings:
 
 
 def load(path: Path, euid: int = 1000) -> Config:
-    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set."""
+    """Execute a jupyterhub_config.py the way JupyterHub does; return the config it set.
+
+    Its check that learners' servers are confined is tested on its own
+    (tests/test_hub_confinement.py): here it is not run.
+    """
     c = Config()
-    with mock.patch("os.geteuid", return_value=euid):
+    with (
+        mock.patch("os.geteuid", return_value=euid),
+        mock.patch("course_tools.hub.runtime.raise_open_files_limit") as raised,
+        mock.patch("course_tools.hub.confinement.refuse_unconfined"),
+    ):
         code = compile(path.read_text(), str(path), "exec")
         exec(code, {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102 (our generated file)
+    assert raised.called  # the proxy, a child of the hub, inherits the raised limit
     return c
 
 
@@ -56,12 +77,15 @@ def load(path: Path, euid: int = 1000) -> Config:
 
 def test_config_has_the_settings_a_class_of_30_needs(tmp_path):
     c = load(hub_config.write(settings(tmp_path)))
-    assert c.JupyterHub.spawner_class == "simple"
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
     assert c.JupyterHub.authenticator_class == "shared-password"
-    assert c.Spawner.http_timeout == 120
+    assert c.Spawner.http_timeout == c.Spawner.start_timeout == 300
     assert "--KernelManager.transport=ipc" in c.Spawner.args
     assert "--allow-root" not in c.Spawner.args
-    assert c.Spawner.cmd == [str(Path(sys.executable).parent / "jupyterhub-singleuser")]
+    python = str(Path(sys.executable).parent / "python")
+    assert c.CourseSpawner.server_cmd == [python, "-m", "course_tools.hub.singleuser"]
+    assert c.Spawner.environment["MPLCONFIGDIR"] == str(tmp_path / "hub" / "matplotlib")
+    assert c.Spawner.environment["MPLCONFIGDIR"] in c.CourseSpawner.overlaid  # in the hidden hub folder
     assert c.Spawner.default_url == "/lab/tree/notebooks/00_start_here.ipynb"
     assert c.SimpleLocalProcessSpawner.home_dir_template == f"{tmp_path / 'homes'}/{{username}}"
     assert c.ConfigurableHTTPProxy.command == ["/opt/chp"]
@@ -75,9 +99,67 @@ def test_a_second_hub_on_the_machine_gets_its_own_ports(tmp_path):
     assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9001"
 
 
-def test_allow_root_only_when_the_hub_runs_as_root(tmp_path):
+def test_learners_servers_never_run_as_root_even_when_the_hub_does(tmp_path):
     c = load(hub_config.write(settings(tmp_path)), euid=0)
-    assert c.Spawner.args == ["--KernelManager.transport=ipc", "--allow-root"]
+    assert "--allow-root" not in c.Spawner.args  # the servers run as uid 1000 in their sandbox
+    assert c.JupyterHub.spawner_class == "course_tools.hub.spawner.CourseSpawner"
+    assert str(tmp_path / "hub") in c.CourseSpawner.hidden and c.CourseSpawner.bwrap
+
+
+def test_learners_servers_make_no_call_to_the_internet_and_run_no_node_program(tmp_path):
+    c = load(hub_config.write(settings(tmp_path)))
+    args = c.Spawner.args
+    assert "--LabApp.news_url=None" in args
+    assert "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in args
+    assert "--LabApp.extension_manager=readonly" in args
+    assert "--LanguageServerManager.autodetect=False" in args
+    config_path = Path(c.Spawner.environment["JUPYTER_CONFIG_PATH"])
+    page = json.loads((config_path / "labconfig" / "page_config.json").read_text())
+    assert page == {"buildAvailable": False, "buildCheck": False}
+
+
+def test_spawn_timeout_is_the_operators_choice(tmp_path):
+    c = load(hub_config.write(settings(tmp_path, spawn_timeout=600)))
+    assert c.Spawner.http_timeout == c.Spawner.start_timeout == 600
+
+
+def test_a_learners_server_skips_the_iri_parsers_and_still_validates_jupyter_events():
+    # rfc3987_syntax compiles its parsers at import (about 2 CPU-s per server start).
+    probe = (
+        "import sys\n"
+        "from course_tools.hub.singleuser import skip_unused_imports\n"
+        "skip_unused_imports()\n"
+        "import jsonschema, jupyter_events.logger\n"
+        "print(sys.modules.get('rfc3987_syntax') is None)\n"
+        "checker = jsonschema.Draft7Validator.FORMAT_CHECKER\n"
+        "print(checker.conforms('2026-12-01', 'date'), checker.conforms('nope', 'date'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True", "True", "False"]
+
+
+def test_the_hub_raises_its_open_file_limit_for_the_proxy():
+    probe = (
+        "import resource\n"
+        "from course_tools.hub.runtime import raise_open_files_limit\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+        "print(raise_open_files_limit(4096), resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    new, now, hard = (int(x) for x in done.stdout.split())
+    expected = 4096 if hard == -1 else min(4096, hard)
+    assert new == now == expected
+
+
+def test_matplotlib_font_cache_is_built_once_in_the_hub_folder(tmp_path):
+    assert build_font_cache(tmp_path / "hub", Path(sys.executable)) == ""
+    cached = list(matplotlib_dir(tmp_path / "hub").glob("fontlist-*.json"))
+    assert len(cached) == 1
 
 
 def test_secrets_are_private_long_enough_and_kept_when_config_is_rewritten(tmp_path):
@@ -137,14 +219,21 @@ def test_kernel_sockets_stay_short_even_for_deep_homes(tmp_path):
     socket = f"{runtime}/kernel-54b3460b-786b-4235-9daf-bfa6f65acbe0-ipc-4"
     assert len(socket.encode()) <= SOCKET_PATH_LIMIT
     assert str(deep) not in runtime
-    assert stat.S_IMODE(os.stat(Path(runtime).parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(Path(runtime).parent.parent).st_mode) == 0o700
+
+
+def test_two_hubs_of_one_user_keep_their_kernel_sockets_apart(tmp_path):
+    one = kernel_runtime_dir("learner-01", tmp_path / "class", base=tmp_path)
+    other = kernel_runtime_dir("learner-01", tmp_path / "benchmark", base=tmp_path)
+    assert one != other
+    assert Path(one).parent == hub_runtime_dir(tmp_path / "class", base=tmp_path)
 
 
 def test_kernel_runtime_folder_made_by_someone_else_is_refused(tmp_path):
     (tmp_path / f"mcp-hub-{os.getuid()}").mkdir(mode=0o777)
     os.chmod(tmp_path / f"mcp-hub-{os.getuid()}", 0o777)
     with pytest.raises(RuntimeError, match="not a private folder"):
-        kernel_runtime_dir("learner-01", base=tmp_path)
+        kernel_runtime_dir("learner-01", tmp_path / "hub", base=tmp_path)
 
 
 def test_bad_user_prefix_is_refused_before_anything_is_written(tmp_path, capsys):
@@ -232,7 +321,7 @@ def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
     (homes / "eve" / "exercises").symlink_to(secret)  # a symlinked folder
     (homes / "trudy").symlink_to(secret, target_is_directory=True)  # a symlinked home
     (homes / "plain-file").write_text("not a home")
-    report = collect(homes, out, EXERCISES, limits=Limits(max_bytes=1_000_000))
+    report = collect(homes, out, EXERCISES, limits=CollectLimits(max_bytes=1_000_000))
     assert [p for p in out.rglob("*") if p.is_file()] == []
     why = {s.where: s.why for s in report.skipped}
     assert why[f"mallory/exercises/{EXERCISES[0]}.ipynb"] == "a symbolic link, not followed"
@@ -241,6 +330,35 @@ def test_collect_follows_no_symlink_and_reads_no_fifo_or_huge_file(tmp_path):
     assert why["eve/exercises"] == "a symbolic link, not followed"
     assert why["trudy"] == "a symbolic link, not followed"
     assert why["plain-file"] == "not a folder, not followed"
+
+
+def test_collect_refuses_a_hard_link_and_a_file_the_learner_does_not_own(tmp_path):
+    """A hard link is the same file under a second name: a learner's kernel can link a file it
+    may read (a canary outside the homes, another learner's notebook) into its exercises."""
+    homes, out = tmp_path / "homes", tmp_path / "out"
+    canary = tmp_path / "canary.ipynb"
+    canary.write_bytes(notebook("the instructor's canary"))
+    mallory = home(homes, "mallory")
+    os.link(canary, mallory / f"{EXERCISES[0]}.ipynb")
+    (mallory / f"{EXERCISES[1]}.ipynb").write_bytes(notebook("mallory's own"))
+    theirs = mallory / f"{EXERCISES[2]}.ipynb"
+    theirs.write_bytes(notebook("someone else's"))
+    if os.geteuid() == 0:
+        os.chown(theirs, 65534, 65534)
+    report = collect(homes, out, EXERCISES)
+    why = {s.where: s.why for s in report.skipped}
+    assert why[f"mallory/exercises/{EXERCISES[0]}.ipynb"] == (
+        "a hard link (the file has 2 names, so it may be another file's): not collected; ask "
+        "the learner to save a copy of their notebook under this name"
+    )
+    assert report.notebooks["mallory"] == [f"{EXERCISES[1]}.ipynb"] + (
+        [] if os.geteuid() == 0 else [f"{EXERCISES[2]}.ipynb"]
+    )
+    if os.geteuid() == 0:
+        assert why[f"mallory/exercises/{EXERCISES[2]}.ipynb"] == (
+            "owned by another user than the home's (uid 65534), not collected"
+        )
+    assert b"canary" not in b"".join(p.read_bytes() for p in out.rglob("*.ipynb"))
 
 
 def test_collect_escapes_odd_names_and_never_writes_outside_out(tmp_path, capsys):
@@ -265,7 +383,7 @@ def test_collect_bounds_a_flooded_exercises_folder_and_still_takes_the_exercises
     for i in range(50):
         (folder / f"junk-{i}.ipynb").write_bytes(b"{}")
     (folder / f"{EXERCISES[0]}.ipynb").write_bytes(notebook())
-    report = collect(homes, out, EXERCISES, limits=Limits(max_entries=10))
+    report = collect(homes, out, EXERCISES, limits=CollectLimits(max_entries=10))
     assert (out / "learner-01" / f"{EXERCISES[0]}.ipynb").read_bytes() == notebook()
     assert "more than 10 entries" in " ".join(s.why for s in report.skipped)
     assert not any(
@@ -336,38 +454,106 @@ def test_nbgitpuller_link_opens_lesson_00_in_the_pulled_folder():
 # --- prestart -----------------------------------------------------------------------------------
 
 
-class FakeHub(HubAPI):
-    """The hub's REST API as prestart sees it: learner-02 fails to spawn, the others get ready."""
-
-    def __init__(self) -> None:
-        super().__init__("http://127.0.0.1:9", "token")
-        self.users: set[str] = {"learner-01"}
-        self.polls: dict[str, int] = {}
-
-    def call(self, method, path, body=None):
-        name = path.split("/")[2]
-        if method == "GET":
-            if name not in self.users:
-                return 404, None
-            self.polls[name] = self.polls.get(name, 0) + 1
-            ready = self.polls[name] > 2 and name != "learner-02"
-            pending = None if ready or (name == "learner-02" and self.polls[name] > 2) else "spawn"
-            return 200, {"name": name, "servers": {"": {"ready": ready, "pending": pending}}}
-        if path.endswith("/server"):
-            return 202, None
-        self.users.add(name)
-        return 201, {"name": name}
+NAMES = ["learner-01", "learner-02", "learner-03", "learner-04"]
+QUICK = Pace(deadline=8, poll=0.05, tick=0.01)
 
 
-def test_prestart_creates_users_starts_servers_and_reports_failures():
-    hub, lines = FakeHub(), []
-    report = prestart(
-        hub, ["learner-01", "learner-02", "learner-03"], poll=0, progress=lines.append
-    )
-    assert sorted(report.ready) == ["learner-01", "learner-03"]
-    assert report.failed == ["learner-02"] and report.waiting == []
-    assert hub.users == {"learner-01", "learner-02", "learner-03"}
-    assert lines[-1].startswith("[2/3 ready, 1 failed]")
+def quick(**changes) -> Pace:
+    return dataclasses.replace(QUICK, **changes)
+
+
+def test_prestart_counts_a_start_request_that_outlasts_the_timeout_as_still_starting():
+    # learner-02's request is answered after 1.5 s, the client gives up after 0.3 s: the
+    # learner is still starting, polled, and ready like the others (it used to abort the class).
+    hub = FakeHub({"learner-02": Behaviour(stall=1.5)})
+    with RunningFakeHub(hub) as (url, _):
+        lines = []
+        report = prestart(HubAPI(url, TOKEN, timeout=0.3), NAMES, QUICK, progress=lines.append)
+    assert sorted(report.ready) == NAMES and report.ok
+    assert report.failed == {} and report.waiting == []
+    assert lines[-1].startswith("4 of 4 ready")
+    assert "learner-02: the hub did not answer within 0.3 s; counted as still starting" in lines
+
+
+def test_a_learner_stalled_past_the_deadline_is_named_and_the_rest_start(tmp_path, capsys):
+    hub = FakeHub({"learner-03": Behaviour(stall=1.0, never_ready=True)})
+    (tmp_path / "api_token").write_text(TOKEN)
+    with RunningFakeHub(hub) as (url, _):
+        status = main(
+            [
+                "hub", "prestart", "--users", "4", "--dir", str(tmp_path), "--hub-url", url,
+                "--timeout", "3", "--request-timeout", "0.3",
+            ]
+        )
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "3 of 4 servers ready" in out
+    assert "still starting after 3 s: learner-03" in err
+    assert "run the same command again" in err
+    assert "Traceback" not in out + err
+    assert re.search(r"^\d of 4 ready \(", out, re.M)  # progress lines as it goes
+
+
+def test_prestart_names_a_failed_spawn_with_the_hubs_reason_after_asking_again():
+    hub = FakeHub({"learner-01": Behaviour(failures=1), "learner-04": Behaviour(failures=5)})
+    with RunningFakeHub(hub) as (url, _):
+        lines = []
+        report = prestart(HubAPI(url, TOKEN, timeout=2), NAMES, QUICK, progress=lines.append)
+    assert sorted(report.ready) == NAMES[:3]  # learner-01 failed once, then started
+    assert report.failed == {"learner-04": "Spawn failed: Server didn't respond in 120 seconds"}
+    assert hub.servers["learner-04"].spawns == 2  # asked once more (retries=1), then given up
+    assert any(line.startswith("learner-01: Spawn failed") for line in lines)
+
+
+def test_prestart_asks_again_for_a_server_whose_request_was_lost():
+    hub = FakeHub({"learner-02": Behaviour(stall=0.6, lost=True)})
+    with RunningFakeHub(hub) as (url, _):
+        report = prestart(HubAPI(url, TOKEN, timeout=0.2), NAMES, QUICK, progress=print)
+    assert sorted(report.ready) == NAMES
+    assert hub.servers["learner-02"].spawns == 1  # the lost request started nothing
+
+
+def test_prestart_keeps_at_most_parallel_servers_starting():
+    names = [f"learner-{i:02d}" for i in range(1, 13)]
+    hub = FakeHub({name: Behaviour(ready_after=0.3) for name in names})
+    with RunningFakeHub(hub) as (url, _):
+        report = prestart(HubAPI(url, TOKEN), names, quick(parallel=3), progress=print)
+    assert sorted(report.ready) == names
+    assert 1 <= hub.most_pending <= 3
+
+
+def test_prestart_with_a_wrong_token_says_which_file_to_use(tmp_path, capsys):
+    (tmp_path / "api_token").write_text("not-the-token")
+    with RunningFakeHub(FakeHub()) as (url, _):
+        status = main(["hub", "prestart", "--dir", str(tmp_path), "--hub-url", url])
+    err = capsys.readouterr().err
+    assert status == 3
+    assert "refused the API token" in err and "Traceback" not in err
+
+
+def test_prestart_refuses_a_window_of_no_servers(tmp_path, capsys):
+    (tmp_path / "api_token").write_text(TOKEN)
+    assert main(["hub", "prestart", "--dir", str(tmp_path), "--parallel", "0"]) == 2
+    assert "servers started at once (--parallel) must be 1 or more" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_prestart_says_the_servers_go_on_starting(tmp_path):
+    (tmp_path / "api_token").write_text(TOKEN)
+    hub = FakeHub({f"learner-0{i}": Behaviour(never_ready=True) for i in range(1, 4)})
+    with RunningFakeHub(hub) as (url, _):
+        command = [
+            sys.executable, "-m", "course_tools", "hub", "prestart", "--users", "3",
+            "--dir", str(tmp_path), "--hub-url", url,
+        ]
+        with subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as process:
+            assert process.stdout.readline().startswith("asking the hub for 3 servers")
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted; the servers the hub was starting go on starting" in err
+    assert "Traceback" not in err
 
 
 def test_prestart_without_a_hub_says_how_to_start_it(tmp_path, capsys):

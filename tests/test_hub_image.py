@@ -5,6 +5,7 @@ The generated Dockerfile itself is checked in tests/peers/test_repo2docker.py (n
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -64,3 +65,32 @@ def test_zero_to_jupyterhub_example_pulls_the_export_opens_lesson_00_limits_memo
 def test_solutions_and_local_environments_are_left_out_of_the_image():
     rules = (ROOT / "binder" / ".dockerignore").read_text().split()
     assert {"solutions", ".venv", ".peers"} <= set(rules)
+
+
+def test_learners_servers_on_a_cluster_start_like_on_one_machine_with_the_fonts_of_the_image():
+    values = yaml.safe_load((ROOT / "hub" / "z2jh" / "config.yaml").read_text())
+    user = values["singleuser"]
+    assert user["cmd"][:3] == ["python", "-m", "course_tools.hub.singleuser"]
+    assert "--LabApp.news_url=None" in user["cmd"]
+    assert "--LanguageServerManager.autodetect=False" in user["cmd"]
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    cache = user["extraEnv"]["MPLCONFIGDIR"]
+    image_prefix = "/srv/conda/envs/notebook"  # repo2docker's NB_PYTHON_PREFIX
+    built = cache.replace(image_prefix, "${NB_PYTHON_PREFIX}")
+    assert f'MPLCONFIGDIR="{built}" python -c "import matplotlib.font_manager"' in post_build
+
+
+def test_the_image_turns_off_jupyterlabs_build_check_as_one_machine_does():
+    from course_tools.hub.config import LAB_PAGE_CONFIG
+
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    assert f"echo '{json.dumps(LAB_PAGE_CONFIG)}'" in post_build
+    assert '"${NB_PYTHON_PREFIX}/etc/jupyter/labconfig/page_config.json"' in post_build
+
+
+def test_prestart_has_a_service_token_with_the_scopes_it_needs_on_a_cluster():
+    hub = yaml.safe_load((ROOT / "hub" / "z2jh" / "config.yaml").read_text())["hub"]
+    assert hub["services"]["course-instructor"]["apiToken"].startswith("CHANGE-ME")
+    role = hub["loadRoles"]["course-instructor"]
+    assert set(role["scopes"]) == {"admin:users", "admin:servers"}
+    assert role["services"] == ["course-instructor"]

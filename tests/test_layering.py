@@ -16,8 +16,10 @@ PACKAGES = ("course_lib", "course_tools")
 def _all_modules() -> list[Path]:
     return [*LIB.rglob("*.py"), *TOOLS.rglob("*.py")]
 
-# What a learner's notebook imports: the check engine and every exercise module (course_lib.exercises.*).
+# What a learner's notebook imports: the check engine and every exercise module (course_lib.exercises.*),
+# except the exercises' content, which the grader's hidden cases import too (one source).
 LEARNER_MODULES = {"course_lib.checks", "course_lib.exercises"}
+SHARED_CONTENT = "course_lib.exercises.content"
 GRADING = "course_tools.grading"
 ANALYSIS = {
     "annotations", "lint", "policy", "combinations", "legs", "trifecta", "guard", "audit", "tables", "pinning", "feedback"
@@ -65,10 +67,40 @@ def test_the_course_never_imports_the_tools():
     assert not {k: v for k, v in bad.items() if v}
 
 
-def test_grading_never_imports_the_learner_modules():
+def test_grading_never_imports_the_learner_modules_but_the_shared_content():
     for path in (TOOLS / "grading").rglob("*.py"):
-        bad = {m for m in _imports(path) if any(m == x or m.startswith(x + ".") for x in LEARNER_MODULES)}
+        learner = {m for m in _imports(path) if any(m == x or m.startswith(x + ".") for x in LEARNER_MODULES)}
+        bad = learner - {SHARED_CONTENT}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_the_shared_content_imports_no_check_engine():
+    assert not {m for m in _imports(LIB / "exercises" / "content.py") if _inside(m, "course_lib.checks") or _inside(m, "course_lib.exercises")}
+
+
+def test_the_hidden_cases_import_the_exercise_content_and_never_write_it_again():
+    """Scenarios, tools and answers a learner sees are written once, in course_lib.exercises.content."""
+    import importlib
+
+    from course_lib.exercises import content
+
+    shared = {name: getattr(content, name) for name in content.__all__}
+    for path in sorted((TOOLS / "grading" / "hidden").glob("ex*.py")):
+        module = importlib.import_module(_module_name(path))
+        assert any(m == SHARED_CONTENT for m in _imports(path)), f"{path.name} does not use the shared content"
+        for name, value in vars(module).items():
+            if name.startswith("__") or callable(value) or isinstance(value, type(importlib)):
+                continue
+            assert name not in shared or value is shared[name], f"{path.name} defines {name} again"
+            copies = [s for s, v in shared.items() if v is not value and _same(v, value)]
+            assert not copies, f"{path.name}.{name} copies {copies} of course_lib.exercises.content"
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and bool(a)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are not copies
+        return False
 
 
 def _inside(module: str, package: str) -> bool:

@@ -15,12 +15,12 @@ from course_tools.__main__ import main
 from course_tools.measure.cli import render
 from course_lib.measured import Cell, Measurement, Result, committed, committed_files, differences
 from course_tools.measure.profiles import build, file_ops_tools, read_log
-from course_tools.measure.adapter import Run
+from course_tools.measure.adapter import CliRun
 from course_tools.measure.anthropic_standin import AnthropicStandIn
 from course_tools.measure.harness import PLAN, classify
 from course_tools.measure.responses_standin import ResponsesStandIn
 from course_tools.measure.standin import Script
-from course_lib.permissions import Outcome
+from course_lib.decisions import Outcome
 
 TOOLS = [{"name": "Bash"}, {"name": "mcp__profiles__read_closed"}, {"name": "mcp__profiles__delete"}]
 
@@ -117,7 +117,7 @@ def test_calls_are_classified_from_the_logs_never_from_model_text():
         {"event": "asked", "tool_name": "mcp__profiles__append"},
         {"event": "start", "server": "other", "tool": "other_read"},
     ]
-    results = classify(Run(events, calls), PLAN)
+    results = classify(CliRun(events, calls), PLAN)
     assert results["read_closed"] == Result(Outcome.RAN, "approve")
     assert results["append"] == Result(Outcome.ASK)
     assert results["delete"] == Result(Outcome.HIDDEN)

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from course_lib.measured import Measurement, Result, committed_files
-from course_lib.permissions import Outcome, Permissions, claude_code_session, classifier_judges
+from course_lib.decisions import Outcome
+from course_lib.permissions import ClaudeCodeSetup, Permissions
 from course_tools.measure.profiles import combination_tools
-from course_lib.census import CENSUS
+from course_lib.client_census import CENSUS
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION, ClaudeCodePolicy, CodexPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,13 +48,12 @@ def test_claude_code_model_predicts_every_measured_cell(m):
     hints = {p["tool"]: p["hints"] for p in m.profiles}
     wrong = []
     for cell in m.cells:
-        rules = Permissions(**m.rule_sets[cell.rules])
-        kwargs = {"mode": cell.mode, "version": m.version}
+        setup = ClaudeCodeSetup(Permissions(**m.rule_sets[cell.rules]), cell.mode, m.version)
         # the stand-in calls the tools in this order, one session per run; hidden tools are never called
         calls = [(*_server_and_tool(short), hints[short]) for short in cell.results]
-        outcomes = claude_code_session(rules, calls, classifier=cell.classifier, **kwargs)
+        outcomes = setup.session(calls, classifier=cell.classifier)
         for (server, tool, declared_hints), outcome in zip(calls, outcomes):
-            judged = classifier_judges(rules, server, tool, declared_hints, **kwargs)
+            judged = setup.classifier_judges(server, tool, declared_hints)
             predicted = Result(outcome, cell.classifier if judged else None)
             measured = cell.results[tool]
             if predicted != measured:

@@ -10,16 +10,14 @@ import pytest
 from mcp import Client
 
 from course_lib.permissions import (
-    Outcome,
+    PermissionRule,
     Permissions,
-    Rule,
+    ClaudeCodeSetup,
     claude_code_outcome,
-    claude_code_session,
-    decide_with_rules,
 )
 from course_lib.rule_tables import rules_matrix
-from course_lib.decisions import PreCall
-from course_lib.servers.file_ops import build_server
+from course_lib.decisions import Outcome, PreCall
+from course_lib.servers.file_ops import file_ops_server
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -29,14 +27,14 @@ DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint":
 @pytest.mark.parametrize(
     ("text", "rule"),
     [
-        ("mcp__file-ops", Rule("file-ops")),
-        ("mcp__file-ops__*", Rule("file-ops")),
-        ("mcp__file-ops__delete_file", Rule("file-ops", "delete_file")),
-        ("mcp__my_server__read", Rule("my_server", "read")),
+        ("mcp__file-ops", PermissionRule("file-ops")),
+        ("mcp__file-ops__*", PermissionRule("file-ops")),
+        ("mcp__file-ops__delete_file", PermissionRule("file-ops", "delete_file")),
+        ("mcp__my_server__read", PermissionRule("my_server", "read")),
     ],
 )
 def test_the_three_rule_shapes_parse(text, rule):
-    assert Rule.parse(text) == rule
+    assert PermissionRule.parse(text) == rule
 
 
 @pytest.mark.parametrize(
@@ -52,7 +50,7 @@ def test_the_three_rule_shapes_parse(text, rule):
 )
 def test_a_bad_rule_is_a_value_error_that_names_it(text, named):
     with pytest.raises(ValueError) as caught:
-        Rule.parse(text)
+        PermissionRule.parse(text)
     assert repr(text) in str(caught.value) and named in str(caught.value)
 
 
@@ -77,8 +75,8 @@ def test_a_real_settings_file_keeps_its_mcp_rules_and_sets_the_others_aside(tmp_
     path.write_text(json.dumps(settings), encoding="utf-8")
     for source in (settings, path, str(path)):
         rules = Permissions.from_settings(source)
-        assert rules.allow == (Rule("file-ops", "read_file"),)
-        assert rules.ask == (Rule("file-ops", "delete_file"),) and rules.deny == ()
+        assert rules.allow == (PermissionRule("file-ops", "read_file"),)
+        assert rules.ask == (PermissionRule("file-ops", "delete_file"),) and rules.deny == ()
         assert rules.ignored == ("Bash(ls)", "Read(./src/**)", "WebFetch", "Bash(rm -rf *)")
         assert rules.as_settings() == {
             "permissions": {"allow": ["mcp__file-ops__read_file"], "ask": ["mcp__file-ops__delete_file"]}
@@ -101,7 +99,7 @@ def test_a_non_mcp_rule_given_directly_is_still_an_error():
 
 def test_server_wide_rules_cover_every_tool_of_that_server_and_no_other():
     for text in ("mcp__file-ops", "mcp__file-ops__*"):
-        rule = Rule.parse(text)
+        rule = PermissionRule.parse(text)
         assert rule.covers("file-ops", "delete_file") and rule.covers("file-ops", "read_file")
         assert not rule.covers("file-ops-2", "read_file") and not rule.covers("mailer", "send_email")
 
@@ -128,15 +126,16 @@ def test_plan_mode_of_2_1_332_lets_an_allow_rule_run_only_read_only_tools():
     rules = Permissions(allow=["mcp__s"])
     assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan") is Outcome.ASK
     assert claude_code_outcome(rules, "s", "w", DESTRUCTIVE, mode="plan", version="2.1.197") is Outcome.RAN
-    reason = decide_with_rules(rules, "s", "w", DESTRUCTIVE, mode="plan").reason
+    reason = ClaudeCodeSetup(rules, "plan").decide("s", "w", DESTRUCTIVE).reason
     assert "plan mode lets an allow rule run only read-only tools" in reason
 
 
 def test_after_two_refusals_the_classifier_falls_back_to_asking():
     calls = [("s", f"t{i}", READ_ONLY) for i in range(4)]
-    outcomes = claude_code_session(Permissions(), calls, mode="auto", classifier="refuse")
+    auto = ClaudeCodeSetup(Permissions(), "auto")
+    outcomes = auto.session(calls, classifier="refuse")
     assert outcomes == [Outcome.DENY, Outcome.DENY, Outcome.ASK, Outcome.ASK]
-    assert claude_code_session(Permissions(), calls, mode="auto") == [Outcome.RAN] * 4
+    assert auto.session(calls) == [Outcome.RAN] * 4
 
 
 def test_an_unmatched_call_gets_what_the_mode_does():
@@ -153,14 +152,14 @@ def test_an_ask_rule_on_delete_holds_whatever_the_server_declares():
     rules = Permissions(ask=["mcp__file-ops__delete_file"])
     lies = [None, READ_ONLY, {"readOnlyHint": True, "destructiveHint": False}, DESTRUCTIVE]
     for hints in lies:
-        decision = decide_with_rules(rules, "file-ops", "delete_file", hints, mode="bypassPermissions")
+        decision = ClaudeCodeSetup(rules, "bypassPermissions").decide("file-ops", "delete_file", hints)
         assert decision.pre_call is PreCall.CONFIRM and "ask rule mcp__file-ops__delete_file" in decision.reason
 
 
 def test_the_committed_example_settings_allow_reads_and_always_ask_before_deletes():
     rules = Permissions.from_settings(ROOT / ".claude" / "settings.json")
     async def listed():
-        async with Client(build_server()) as client:
+        async with Client(file_ops_server().server) as client:
             return (await client.list_tools()).tools
 
     tools = asyncio.run(listed())
@@ -175,3 +174,12 @@ def test_rules_matrix_defaults_to_the_modes_of_the_version_the_course_describes(
     table = rules_matrix(Permissions(allow=["mcp__file-ops__read_file"]), "file-ops", {"read_file": READ_ONLY})
     assert list(table.columns) == ["manual", "plan", "bypassPermissions", "dontAsk"]
     assert set(table.loc["read_file"]) == {"ran"}
+
+
+def test_a_setup_is_one_version_mode_and_rule_set_and_names_a_wrong_one():
+    setup = ClaudeCodeSetup(Permissions(allow=["mcp__s__look"]), "dontAsk")
+    assert setup.outcome("s", "look", None) is Outcome.RAN and setup.outcome("s", "other", None) is Outcome.DENY
+    with pytest.raises(ValueError, match="no measured mode 'default'"):
+        ClaudeCodeSetup(Permissions(), "default")
+    with pytest.raises(ValueError, match="permissions must be a Permissions"):
+        ClaudeCodeSetup({"allow": ["mcp__s"]}, "plan")  # type: ignore[arg-type]

@@ -9,8 +9,9 @@ from mcp.types import Tool, ToolAnnotations
 from course_lib.connection import connect
 from course_lib.host import Host
 from course_lib.pinning import PinStore, changed_fields, definition, fingerprint
+from course_lib.decisions import Trust
 from course_lib.policy import SPEC
-from course_lib.servers import cleanup
+from course_lib.servers import log_tidy
 
 
 def tool(description="Show the end of a log.", schema=None, **hints) -> Tool:
@@ -89,21 +90,21 @@ def test_definition_keeps_the_wire_names():
 
 
 def test_a_rug_pull_is_caught_by_the_pins_and_the_host_asks_again():
-    server = cleanup.build_server(stage="honest")
+    server = log_tidy.log_tidy_server(stage="honest")
     pins = PinStore()
     asked = []
     def record_and_decline(request):
         asked.append(request.reason)
         return False
 
-    host = Host(SPEC, trust={"log-tidy": "trusted"}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
+    host = Host(SPEC, trust={"log-tidy": Trust.TRUSTED}, servers={"log-tidy": server}, pins=pins, approve=record_and_decline)
 
     async def main():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             async with connect(server) as client:
                 pins.approve((await client.list_tools()).tools, server="log-tidy")
                 first = await host.call(client, "disk_usage", {})
-                await cleanup.rug_pull(server)
+                await log_tidy.rug_pull(server)
                 after = pins.table((await client.list_tools()).tools, server="log-tidy")
                 second = await host.call(client, "tidy_logs", {})
                 return first, after, second

@@ -25,7 +25,7 @@ from course_lib.plots import (  # noqa: E402
     text_color,
 )
 from course_lib.policy import CURSOR_ASK, SPEC, VSCODE  # noqa: E402
-from course_lib.decisions import PostCall, PreCall
+from course_lib.decisions import PostCall, PreCall, Trust
 
 
 @pytest.fixture(autouse=True)
@@ -47,14 +47,14 @@ def cell_words(ax):
 
 
 def test_decision_matrix_draws_one_cell_and_one_word_per_combination():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     assert len(cells(ax)) == 81
     assert len(cell_words(ax)) == 81
     assert len({c.get_gid() for c in cells(ax)}) == 81
 
 
 def test_each_cell_is_coloured_by_its_decision_before_the_call():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     colours = Counter(to_hex(c.get_facecolor()).upper() for c in cells(ax))
     assert colours == {COLORS[PreCall.ALLOW]: 27, COLORS[PreCall.CONFIRM]: 18, COLORS[PreCall.WARN]: 36}
 
@@ -74,7 +74,7 @@ def test_figures_use_the_same_words_for_decisions_as_the_tables():
 
 @pytest.mark.parametrize("decision", list(PreCall))
 def test_cell_symbols_contrast_with_their_background_at_least_4_5_to_1(decision):
-    ax = plot_decision_matrix(SPEC if decision is not PreCall.DENY else CURSOR_ASK, trust="trusted")
+    ax = plot_decision_matrix(SPEC if decision is not PreCall.DENY else CURSOR_ASK, trust=Trust.TRUSTED)
     colours = {t.get_text(): t.get_color() for t in ax.texts if t.get_gid() == "cell-label"}
     if SYMBOLS[decision] in colours:
         assert colours[SYMBOLS[decision]] == text_color(COLORS[decision])
@@ -88,7 +88,7 @@ def test_contrast_ratio_spans_1_to_21():
 
 
 def test_cells_whose_output_is_untrusted_carry_a_black_corner_mark():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     marks = untrusted_marks(ax)
     assert len(marks) == 54  # openWorldHint true or absent
     assert all("openWorld false" not in m.get_gid() for m in marks)
@@ -98,7 +98,7 @@ def test_cells_whose_output_is_untrusted_carry_a_black_corner_mark():
 
 
 def test_corner_mark_sits_inside_its_cell_clear_of_the_cell_edges():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     by_id = {c.get_gid()[len("cell:"):]: c for c in cells(ax)}
     for mark in untrusted_marks(ax):
         x, y = by_id[mark.get_gid()[len("untrusted:"):]].get_xy()
@@ -113,16 +113,16 @@ def test_vscode_matrix_marks_only_an_explicit_open_world_true():
 
 
 def test_cell_position_matches_the_hints_in_its_label():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     top_left = next(c for c in cells(ax) if c.get_xy() == (0, 0))
     assert top_left.get_gid() == "cell:readOnly true · destructive true · idempotent true · openWorld true"
     bottom_right = next(c for c in cells(ax) if c.get_xy() == (8, 8))
     assert bottom_right.get_gid() == "cell:readOnly absent · destructive absent · idempotent absent · openWorld absent"
-    assert bottom_right.get_label() == decision_matrix(SPEC, trust="trusted").loc[81, "before call"]
+    assert bottom_right.get_label() == decision_matrix(SPEC, trust=Trust.TRUSTED).loc[81, "before call"]
 
 
 def test_axes_carry_readable_labels_a_title_and_a_legend():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     assert ax.get_title() == "spec (reference), trusted server"
     assert [t.get_text() for t in ax.get_yticklabels()][:3] == ["true", "false", "absent"]
     assert ax.get_ylabel() == "destructive"
@@ -141,7 +141,7 @@ def test_axes_carry_readable_labels_a_title_and_a_legend():
 
 
 def test_read_only_block_labels_are_horizontal_and_left_of_the_grid():
-    ax = plot_decision_matrix(SPEC, trust="trusted")
+    ax = plot_decision_matrix(SPEC, trust=Trust.TRUSTED)
     ax.figure.canvas.draw()
     grid_left = ax.get_window_extent().x0
     labels = [t for t in ax.texts if t.get_gid() == "block-label" and t.get_text().startswith("readOnly")]
@@ -172,7 +172,7 @@ def test_plotting_changes_no_global_matplotlib_settings():
 
 
 def test_side_by_side_draws_one_panel_per_policy_with_one_shared_legend():
-    axes = plot_decision_matrices([SPEC, VSCODE, CURSOR_ASK], trust="trusted")
+    axes = plot_decision_matrices([SPEC, VSCODE, CURSOR_ASK], trust=Trust.TRUSTED)
     assert [ax.get_title() for ax in axes] == [SPEC.name, VSCODE.name, CURSOR_ASK.name]
     assert all(len(cells(ax)) == 81 for ax in axes)
     figure = axes[0].figure
@@ -198,7 +198,7 @@ def test_side_by_side_wraps_panels_and_hides_spare_axes():
 
 
 def test_side_by_side_panels_differ_where_clients_disagree():
-    spec, vscode = plot_decision_matrices([SPEC, VSCODE], trust="trusted")
+    spec, vscode = plot_decision_matrices([SPEC, VSCODE], trust=Trust.TRUSTED)
     differing = [a.get_gid() for a, b in zip(cells(spec), cells(vscode)) if a.get_label() != b.get_label()]
     assert len(differing) == 36  # the cells SPEC warns about; VS Code only confirms
     assert all("readOnly true" not in gid for gid in differing)
@@ -208,7 +208,7 @@ def test_side_by_side_panels_differ_where_clients_disagree():
     ("call", "message"),
     [
         (lambda: plot_decision_matrix("spec"), "expected a Policy"),
-        (lambda: plot_decision_matrix(SPEC, trust="maybe"), "unknown trust level"),
+        (lambda: plot_decision_matrix(SPEC, trust="maybe"), "trust must be Trust.TRUSTED or Trust.UNTRUSTED"),
         (lambda: plot_decision_matrix(SPEC, ax="left"), "ax must be a matplotlib Axes"),
         (lambda: plot_decision_matrices([]), "no policies given"),
         (lambda: plot_decision_matrices([SPEC], ncols=0), "ncols must be"),
@@ -218,3 +218,24 @@ def test_side_by_side_panels_differ_where_clients_disagree():
 def test_plots_reject_bad_input_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_declared_shares_draw_one_bar_per_hint_and_a_tick_per_guess():
+    from course_lib import plot_declared_shares
+
+    ax = plot_declared_shares({"readOnlyHint": 0.46, "openWorldHint": 0.28}, guess={"readOnlyHint": 60})
+    assert len(ax.patches) == 2
+    assert {t.get_text() for t in ax.texts} == {"46%", "28%"}
+    assert "your guess" in ax.get_xlabel()
+
+
+@pytest.mark.parametrize(
+    "shares, guess, message",
+    [({"readOnlyHint": 46}, None, "between 0 and 1"), ({"readOnlyHint": 0.4}, {"readOnlyHint": 140}, "percentages"),
+     ({"readOnlyHint": 0.4}, {"readonly": 50}, "does not count")],
+)
+def test_declared_shares_refuse_values_that_cannot_be_drawn(shares, guess, message):
+    from course_lib import plot_declared_shares
+
+    with pytest.raises(ValueError, match=message):
+        plot_declared_shares(shares, guess)

@@ -8,27 +8,27 @@ from collections import Counter
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
+from course_lib.clients import CLAUDE_CODE_PLAN
 from course_lib import (
     CLAUDE_CODE_DEFAULT,
-    CLAUDE_CODE_PLAN,
     CURSOR_ASK,
-    POLICIES,
     SPEC,
     TRUST_EVERYTHING,
     VSCODE,
-    Decision,
     PostCall,
     PreCall,
-    ReadOnlyModePolicy,
     Trust,
-    all_combinations,
     combinations_table,
     decide,
     decision_matrix,
     decisions_table,
 )
+from course_lib.clients import POLICIES
+from course_lib.combinations import all_combinations
+from course_lib.decisions import Decision
+from course_lib.policy import ReadOnlyModePolicy
 from course_lib.combinations import combination_label
-from course_lib.servers.file_ops import build_server
+from course_lib.servers.file_ops import file_ops_server
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -66,57 +66,57 @@ def test_spec_policy_ignores_every_hint_of_an_untrusted_server():
 
 
 def test_spec_policy_treats_servers_as_untrusted_unless_told_otherwise():
-    assert SPEC.decide(READ_ONLY) == SPEC.decide(READ_ONLY, trust="untrusted")
+    assert SPEC.decide(READ_ONLY) == SPEC.decide(READ_ONLY, trust=Trust.UNTRUSTED)
     assert decide(SPEC, READ_ONLY).pre_call is PreCall.WARN
 
 
 def test_spec_policy_treats_open_world_output_as_untrusted_and_closed_world_output_as_trusted():
-    assert SPEC.decide(WEB_SEARCH, trust="trusted").post_call is PostCall.UNTRUSTED
-    assert SPEC.decide(READ_ONLY, trust="trusted").post_call is PostCall.TRUST
+    assert SPEC.decide(WEB_SEARCH, trust=Trust.TRUSTED).post_call is PostCall.UNTRUSTED
+    assert SPEC.decide(READ_ONLY, trust=Trust.TRUSTED).post_call is PostCall.TRUST
 
 
 def test_spec_policy_applies_the_open_world_default_to_an_absent_open_world_hint():
-    decision = SPEC.decide({"readOnlyHint": True}, trust="trusted")
+    decision = SPEC.decide({"readOnlyHint": True}, trust=Trust.TRUSTED)
     assert (decision.pre_call, decision.post_call) == (PreCall.ALLOW, PostCall.UNTRUSTED)
 
 
 def test_spec_policy_applies_the_destructive_default_when_destructive_hint_is_absent():
-    assert SPEC.decide({"readOnlyHint": False, "openWorldHint": False}, trust="trusted").pre_call is PreCall.WARN
+    assert SPEC.decide({"readOnlyHint": False, "openWorldHint": False}, trust=Trust.TRUSTED).pre_call is PreCall.WARN
 
 
 def test_spec_policy_ignores_destructive_hint_on_a_read_only_tool():
-    assert SPEC.decide({"readOnlyHint": True, "destructiveHint": True}, trust="trusted").pre_call is PreCall.ALLOW
+    assert SPEC.decide({"readOnlyHint": True, "destructiveHint": True}, trust=Trust.TRUSTED).pre_call is PreCall.ALLOW
 
 
 def test_idempotent_destructive_tool_is_safe_to_retry_but_still_gets_the_strong_warning():
-    decision = SPEC.decide(DESTRUCTIVE, trust="trusted")
+    decision = SPEC.decide(DESTRUCTIVE, trust=Trust.TRUSTED)
     assert decision.retry_safe is True
     assert decision.pre_call is PreCall.WARN
 
 
 def test_additive_tool_is_not_safe_to_retry_and_read_only_tool_is():
-    assert SPEC.decide(ADDITIVE, trust="trusted").retry_safe is False
-    assert SPEC.decide(READ_ONLY, trust="trusted").retry_safe is True
+    assert SPEC.decide(ADDITIVE, trust=Trust.TRUSTED).retry_safe is False
+    assert SPEC.decide(READ_ONLY, trust=Trust.TRUSTED).retry_safe is True
 
 
 def test_spec_policy_reason_names_the_policy_and_both_questions():
-    reason = SPEC.decide(DESTRUCTIVE, trust="trusted").reason
+    reason = SPEC.decide(DESTRUCTIVE, trust=Trust.TRUSTED).reason
     assert reason.startswith(SPEC.name)
     assert "delete or overwrite" in reason and "output" in reason
 
 
 def test_trust_everything_policy_believes_hints_even_from_an_untrusted_server():
-    decision = TRUST_EVERYTHING.decide(READ_ONLY, trust="untrusted")
+    decision = TRUST_EVERYTHING.decide(READ_ONLY, trust=Trust.UNTRUSTED)
     assert (decision.pre_call, decision.post_call) == (PreCall.ALLOW, PostCall.TRUST)
-    assert TRUST_EVERYTHING.decide(DESTRUCTIVE, trust="untrusted").pre_call is PreCall.WARN
+    assert TRUST_EVERYTHING.decide(DESTRUCTIVE, trust=Trust.UNTRUSTED).pre_call is PreCall.WARN
 
 
 # --- VS Code ---------------------------------------------------------------------------------
 
 
 def test_vscode_runs_a_read_only_tool_without_confirmation_whatever_the_trust_level():
-    assert VSCODE.decide(READ_ONLY, trust="untrusted").pre_call is PreCall.ALLOW
-    assert VSCODE.decide(READ_ONLY, trust="trusted").pre_call is PreCall.ALLOW
+    assert VSCODE.decide(READ_ONLY, trust=Trust.UNTRUSTED).pre_call is PreCall.ALLOW
+    assert VSCODE.decide(READ_ONLY, trust=Trust.TRUSTED).pre_call is PreCall.ALLOW
 
 
 @pytest.mark.parametrize("annotations", [ADDITIVE, IDEMPOTENT_WRITE, DESTRUCTIVE, None])
@@ -137,7 +137,7 @@ def test_vscode_reviews_output_only_when_open_world_hint_is_true():
 
 def test_vscode_reads_an_absent_open_world_hint_as_false_against_the_spec_default():
     assert VSCODE.decide({"readOnlyHint": True}).post_call is PostCall.TRUST
-    assert SPEC.decide({"readOnlyHint": True}, trust="trusted").post_call is PostCall.UNTRUSTED
+    assert SPEC.decide({"readOnlyHint": True}, trust=Trust.TRUSTED).post_call is PostCall.UNTRUSTED
 
 
 # --- read-only modes and hint-blind clients --------------------------------------------------
@@ -163,24 +163,26 @@ def test_claude_code_plan_mode_asks_instead_of_denying():
 def test_read_only_mode_rejects_an_otherwise_that_would_admit_everything_or_is_unknown():
     with pytest.raises(ValueError, match="admit every tool"):
         ReadOnlyModePolicy("x", otherwise=PreCall.ALLOW)
-    with pytest.raises(ValueError, match="otherwise must be one of"):
+    with pytest.raises(ValueError, match="otherwise must be PreCall.ALLOW, PreCall.CONFIRM, PreCall.WARN or PreCall.DENY"):
         ReadOnlyModePolicy("x", otherwise="maybe")
     with pytest.raises(ValueError, match="non-empty name"):
         ReadOnlyModePolicy("  ")
 
 
-def test_read_only_mode_accepts_otherwise_as_a_string():
-    assert ReadOnlyModePolicy("m", otherwise="confirm").decide(None).pre_call is PreCall.CONFIRM
+def test_read_only_mode_takes_otherwise_as_a_decision_value_not_its_text():
+    assert ReadOnlyModePolicy("m", otherwise=PreCall.CONFIRM).decide(None).pre_call is PreCall.CONFIRM
+    with pytest.raises(ValueError, match="not the string 'confirm': write PreCall.CONFIRM"):
+        ReadOnlyModePolicy("m", otherwise="confirm")
 
 
 def test_hint_blind_client_confirms_even_a_read_only_tool():
-    decision = CLAUDE_CODE_DEFAULT.decide(READ_ONLY, trust="trusted")
+    decision = CLAUDE_CODE_DEFAULT.decide(READ_ONLY, trust=Trust.TRUSTED)
     assert decision.pre_call is PreCall.CONFIRM
     assert "not read" in decision.reason
 
 
 def test_same_annotations_give_different_decisions_in_different_clients():
-    pre = {p.name: p.decide(None, trust="trusted").pre_call for p in (SPEC, VSCODE, CURSOR_ASK)}
+    pre = {p.name: p.decide(None, trust=Trust.TRUSTED).pre_call for p in (SPEC, VSCODE, CURSOR_ASK)}
     assert pre == {SPEC.name: PreCall.WARN, VSCODE.name: PreCall.CONFIRM, CURSOR_ASK.name: PreCall.DENY}
 
 
@@ -189,25 +191,28 @@ def test_same_annotations_give_different_decisions_in_different_clients():
 
 @pytest.mark.parametrize("policy", [SPEC, TRUST_EVERYTHING, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, CLAUDE_CODE_DEFAULT])
 def test_every_policy_rejects_an_unknown_trust_level(policy):
-    with pytest.raises(ValueError, match=r"unknown trust level 'sort of'.*Trust.TRUSTED"):
+    with pytest.raises(ValueError, match=r"trust must be Trust.TRUSTED or Trust.UNTRUSTED, not the string 'sort of'"):
         policy.decide(READ_ONLY, trust="sort of")
 
 
 @pytest.mark.parametrize("policy", [SPEC, TRUST_EVERYTHING, VSCODE, CURSOR_ASK, CLAUDE_CODE_PLAN, CLAUDE_CODE_DEFAULT])
 def test_every_policy_rejects_malformed_annotations_even_from_an_untrusted_server(policy):
     with pytest.raises(ValueError, match="readOnlyHint must be true, false or absent"):
-        policy.decide({"readOnlyHint": "yes"}, trust="untrusted")
+        policy.decide({"readOnlyHint": "yes"}, trust=Trust.UNTRUSTED)
     with pytest.raises(ValueError, match="unknown annotation field 'egressHint'"):
         policy.decide({"egressHint": True})
 
 
 def test_trust_level_must_not_be_a_boolean():
-    with pytest.raises(ValueError, match="unknown trust level True"):
+    with pytest.raises(ValueError, match="trust must be Trust.TRUSTED or Trust.UNTRUSTED, not True"):
         decide(SPEC, READ_ONLY, trust=True)
 
 
-def test_trust_level_accepts_the_value_in_any_case():
-    assert decide(SPEC, READ_ONLY, trust=" Trusted ").pre_call is PreCall.ALLOW
+def test_trust_given_as_text_is_refused_with_the_value_to_write():
+    """The vocabularies are plain Enums: the text of a value is not the value, and the message says what to write."""
+    assert Trust.TRUSTED != "trusted" and PreCall.ALLOW != "allow"
+    with pytest.raises(ValueError, match=r"not the string ' Trusted ': write Trust.TRUSTED"):
+        decide(SPEC, READ_ONLY, trust=" Trusted ")
 
 
 def test_decide_explains_swapped_arguments():
@@ -216,7 +221,7 @@ def test_decide_explains_swapped_arguments():
 
 
 def test_decision_is_immutable_and_prints_both_answers():
-    decision = SPEC.decide(DESTRUCTIVE, trust="trusted")
+    decision = SPEC.decide(DESTRUCTIVE, trust=Trust.TRUSTED)
     with pytest.raises(dataclasses.FrozenInstanceError):
         decision.pre_call = PreCall.ALLOW  # type: ignore[misc]
     assert str(decision) == "confirm with warning / trust output"
@@ -264,7 +269,7 @@ def test_combinations_table_shows_absent_as_none_and_applies_defaults():
 
 
 def test_spec_decision_matrix_for_a_trusted_server_counts_each_decision():
-    matrix = decision_matrix(SPEC, trust="trusted")
+    matrix = decision_matrix(SPEC, trust=Trust.TRUSTED)
     assert len(matrix) == 81
     assert Counter(matrix["before call"]) == {"allow": 27, "confirm": 18, "confirm with warning": 36}
     assert Counter(matrix["after call"]) == {"treat as untrusted": 54, "trust output": 27}
@@ -296,12 +301,12 @@ def test_decisions_table_compares_policies_for_the_demo_servers_tools():
     from mcp import Client
 
     async def listed() -> list[Tool]:
-        with anyio.fail_after(10):
-            async with Client(build_server()) as client:
+        with anyio.fail_after(60):
+            async with Client(file_ops_server().server) as client:
                 return list((await client.list_tools()).tools)
 
     tools = anyio.run(listed)
-    table = decisions_table(tools, [SPEC, VSCODE, CURSOR_ASK], trust="trusted")
+    table = decisions_table(tools, [SPEC, VSCODE, CURSOR_ASK], trust=Trust.TRUSTED)
     assert list(table.index) == ["read_file", "append_text", "set_value", "delete_file"]
     assert list(table[(SPEC.name, "before call")]) == ["allow", "confirm", "confirm", "confirm with warning"]
     assert list(table[(VSCODE.name, "before call")]) == ["allow", "confirm", "confirm", "confirm"]
@@ -310,7 +315,7 @@ def test_decisions_table_compares_policies_for_the_demo_servers_tools():
 
 
 def test_decisions_table_accepts_a_dict_of_names_to_annotations_and_uses_the_trust_level():
-    table = decisions_table({"search": WEB_SEARCH, "mystery": None}, [SPEC], trust="untrusted")
+    table = decisions_table({"search": WEB_SEARCH, "mystery": None}, [SPEC], trust=Trust.UNTRUSTED)
     assert list(table.index) == ["search", "mystery"]
     assert list(table[(SPEC.name, "before call")]) == ["confirm with warning", "confirm with warning"]
 
@@ -331,7 +336,7 @@ def test_decisions_table_defaults_to_the_standard_line_up():
         ([], [SPEC], "no tools given"),
         ([tool("t", None)], [], "no policies given"),
         ([tool("t", None)], ["spec"], "expected a Policy"),
-        (build_server, [SPEC], "expected tools: a ListToolsResult"),
+        (file_ops_server, [SPEC], "expected tools: a ListToolsResult"),
         ([42], [SPEC], "expected tools: a ListToolsResult"),
         ({"t": {"readOnlyHint": 1}}, [SPEC], "readOnlyHint must be true, false or absent"),
     ],
@@ -354,7 +359,7 @@ def test_decisions_table_checks_tool_dicts_before_the_sdk_can_drop_or_coerce_a_h
 
 
 def test_trust_output_means_no_review_for_untrusted_content_not_a_verified_output():
-    reason = SPEC.decide(READ_ONLY, trust="trusted").reason
+    reason = SPEC.decide(READ_ONLY, trust=Trust.TRUSTED).reason
     assert "not treated as untrusted content" in reason and "is trusted" not in reason
     assert "no output review" in CURSOR_ASK.decide(READ_ONLY).reason
     assert "without review" in (PostCall.__doc__ or "")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from course_lib.checks import Status
 from course_lib.exercises import check
 from course_tools.grading.cases import load_exercises
-from course_lib.exercises.predict import RULE_CASES as VISIBLE_CASES
+from course_lib.exercises.content import RULE_CASES as VISIBLE_CASES
 from course_lib.rule_judges import parse_rules as parse_answer
 
 SOLUTION = {
@@ -24,7 +25,7 @@ def _hidden():
 
 @pytest.mark.parametrize("answer", [SOLUTION, {k: set(v) for k, v in SOLUTION.items()}])
 def test_right_rules_pass_every_visible_and_hidden_case(answer, capsys):
-    assert check("2d", answer).status == "passed"
+    assert check("2d", answer).status is Status.PASSED
     hidden = _hidden()
     assert len(hidden) == 2 * len(VISIBLE_CASES) and sum(c.points for c in hidden.values()) == 4
     assert {cid: case.judge(answer) for cid, case in hidden.items() if case.judge(answer)} == {}
@@ -47,14 +48,14 @@ def test_right_rules_pass_every_visible_and_hidden_case(answer, capsys):
     ],
 )
 def test_each_shortcut_fails_the_cases_it_should(answer, failing, capsys):
-    assert check("2d", answer).status == "failed"
+    assert check("2d", answer).status is Status.FAILED
     got = {cid.split(".", 1)[1] for cid, case in _hidden().items() if case.judge(answer)}
     assert got == failing
 
 
 @pytest.mark.parametrize("answer", [["mcp__file-ops__read_file"], {"allow": "mcp__file-ops__read_file"}, {"permit": []}, {"deny": ["Bash(rm *)"]}])
 def test_malformed_rules_fail_with_a_message_not_a_crash(answer, capsys):
-    assert check("2d", answer).status == "failed"
+    assert check("2d", answer).status is Status.FAILED
     assert "RULES" in capsys.readouterr().out or "not an MCP rule" in str(answer)
     for case in _hidden().values():
         assert isinstance(case.judge(answer), str)

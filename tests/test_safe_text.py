@@ -1,4 +1,8 @@
-"""Untrusted text reaches a terminal only with its control characters escaped."""
+"""Untrusted text reaches a terminal only with its control characters escaped.
+
+Control and escape sequences, and the invisible and line-breaking characters a server can hide in a
+tool name or description, are shown escaped; the joiners that scripts and emoji need are kept.
+"""
 
 import pytest
 
@@ -42,3 +46,27 @@ def test_truncated_says_how_much_was_cut():
     assert printable("x" * 100_000, limit=10).endswith("[99990 more characters cut]")
     with pytest.raises(ValueError, match="limit"):
         truncated("a", -1)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "\u2028",  # LINE SEPARATOR: splitlines() and many viewers start a new line here
+        "\u2029",  # PARAGRAPH SEPARATOR
+        "\u200b",  # ZERO WIDTH SPACE: "read\u200bfile" looks like "readfile"
+        "\ufeff",  # ZERO WIDTH NO-BREAK SPACE
+        "\U000e0041",  # TAG LATIN CAPITAL LETTER A: hidden ASCII a model reads, a human does not see
+        "\u00ad",  # SOFT HYPHEN
+    ],
+)
+def test_invisible_and_line_breaking_characters_are_escaped(hidden):
+    shown = printable(f"safe{hidden}tool")
+    assert hidden not in shown
+    assert len(shown.splitlines()) == 1
+    assert shown.startswith("safe\\") and shown.endswith("tool")
+
+
+def test_joiners_that_scripts_and_emoji_need_are_kept():
+    family, persian = "\U0001f468\u200d\U0001f469\u200d\U0001f467", "می\u200cخواهم"
+    assert printable(family) == family
+    assert printable(persian) == persian

@@ -21,7 +21,8 @@ from mcp import Client
 from mcp.server import MCPServer
 from mcp.types import Tool, ToolAnnotations
 
-from course_lib import FIELDS, HINTS
+from course_lib import FIELDS
+from course_lib.annotations import HINTS
 from course_lib.connection import run_sync
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +61,7 @@ TAUGHT_IMPORTS = [
 
 def _run(coroutine_function):
     async def bounded():
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             return await coroutine_function()
 
     return run_sync(bounded)

@@ -6,12 +6,13 @@ import pytest
 from mcp.server import MCPServer
 from mcp.types import ListToolsResult, Tool, ToolAnnotations
 
-from course_lib import list_tools_sync, tools_table
-from course_lib.servers.file_ops import build_server
+from course_lib import tools_table
+from course_lib.connection import list_tools_sync
+from course_lib.servers.file_ops import file_ops_server
 
 
 def test_table_has_one_row_per_tool_with_declared_and_effective_hints():
-    table = tools_table(list_tools_sync(build_server()))
+    table = tools_table(list_tools_sync(file_ops_server()))
     assert list(table.index) == ["read_file", "append_text", "set_value", "delete_file"]
     assert table.loc["read_file", ("declared", "destructiveHint")] is None
     assert table.loc["read_file", ("effective", "destructiveHint")] == "n/a"
@@ -35,7 +36,7 @@ def test_absent_hints_are_none_and_never_false():
 
 
 def test_table_accepts_a_list_tools_result_and_wire_dicts():
-    tools = list_tools_sync(build_server())
+    tools = list_tools_sync(file_ops_server())
     assert tools_table(ListToolsResult(tools=tools)).shape == tools_table(tools).shape
     table = tools_table([{"name": "x", "annotations": {"readOnlyHint": True, "title": "X"}}])
     assert table.loc["x", ("", "display title")] == "X"

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_lib.census import census_model  # noqa: E402
 from course_lib.census_tables import HEADLINE  # noqa: E402
+from course_lib.client_census import census_model  # noqa: E402
 from course_lib.measured import SHORT_LABELS, Measurement, committed_files  # noqa: E402
 
 PAGE = ROOT / "docs" / "clients.md"

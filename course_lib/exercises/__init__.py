@@ -1,8 +1,9 @@
 """Each exercise's content and visible checks, one module per exercise, and `check()`.
 
 `check("1a", ANNOTATIONS)` runs part 1a's visible checks (see `course_lib.checks` for what it
-prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4).
-The grader's hidden cases do not import these modules: they carry their own answer key.
+prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), and
+`content`: the tools, scenarios and answers an exercise shows, which the grader's hidden cases
+import too (they import no other module of the self-check, and keep their own inputs).
 
 Introduced in: exercises/01_annotate_tools.ipynb; used by every exercise.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks import CheckResult, Part, run_part
+from ..checks import CheckResult, Part, Status, run_part
 from . import annotate, liar, predict, trifecta
 
 __all__ = ["PARTS", "check"]
@@ -25,19 +26,19 @@ PARTS: dict[str, Part] = {
 def check(part: str, answer: Any) -> CheckResult:
     """Run the visible checks of one exercise part on `answer`, print the result and return it.
 
-    The result's `status` is "passed" when every visible check passed, "failed" when one
-    failed, "not attempted" when the part is not attempted yet (or only partly). Never
-    raises: a crash in the learner's code, or a wrong part id, is printed as a failure.
+    The result's `status` is `Status.PASSED` when every visible check passed, `Status.FAILED`
+    when one failed, `Status.NOT_ATTEMPTED` when the part is not attempted yet (or only partly).
+    Never raises: a crash in the learner's code, or a wrong part id, is printed as a failure.
     """
     try:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
             print(f"❌ There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
-            return CheckResult(str(part), "failed")
+            return CheckResult(str(part), Status.FAILED)
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
             f"❌ The check itself failed ({type(exc).__name__}: {exc}); "
             "please tell your instructor."
         )
-        return CheckResult(str(part), "failed")
+        return CheckResult(str(part), Status.FAILED)

@@ -1,4 +1,5 @@
-"""Exercise 1, "Annotate the assistant's tools": the eight tools and the visible checks.
+"""Exercise 1, "Annotate the assistant's tools": the visible checks (the eight tools and their
+answers are in `course_lib.exercises.content`).
 
 Part 1a checks every tool's effective hints; part 1b runs the learner's function on a tool
 for each of the 82 ways to annotate one (81 combinations, and no annotations at all).
@@ -13,12 +14,11 @@ from typing import Any
 
 from mcp.types import ToolAnnotations
 
-from ..annotations import HINTS, NOT_MEANINGFUL, AnnotationsLike, effective
+from ..annotations import HINTS, AnnotationsLike, effective
 from ..checks import (
     TODO,
-    Outcome,
+    Mark,
     Part,
-    contains_todo,
     crashed,
     failed,
     name_set,
@@ -27,26 +27,9 @@ from ..checks import (
     show,
 )
 from ..combinations import all_combinations, combination_label
+from .content import EXPECTED_HINTS
 
-__all__ = ["EXPECTED", "PARTS", "compare_hints", "hint_states", "untrusted_by_hints"]
-
-NA = NOT_MEANINGFUL
-_T, _F = True, False
-
-EXPECTED: dict[str, dict[str, Any]] = {
-    name: dict(zip(HINTS, values))
-    for name, values in {
-        "read_runbook": (_T, NA, NA, _F),
-        "query_incidents": (_T, NA, NA, _F),
-        "append_incident_note": (_F, _F, _F, _F),
-        "set_oncall": (_F, _F, _T, _F),
-        "delete_old_logs": (_F, _T, _T, _F),
-        "deploy_release": (_F, _T, _T, _F),
-        "search_web": (_T, NA, NA, _T),
-        "post_status_update": (_F, _F, _F, _T),
-    }.items()
-}
-"""Part 1a: the effective values a correct annotation of each tool gives."""
+__all__ = ["PARTS", "compare_hints", "hint_states", "untrusted_by_hints"]
 
 _HINT_RULES = {
     "readOnlyHint": "a tool that only looks (reads, queries, searches) declares "
@@ -61,7 +44,7 @@ _HINT_RULES = {
 }
 
 
-def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[str, Any]) -> Outcome:
+def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[str, Any]) -> Mark:
     """Compare one tool's annotations with the expected effective values (wire names)."""
     if annotations is TODO:
         return not_attempted(label)
@@ -80,7 +63,7 @@ def compare_hints(label: str, annotations: AnnotationsLike, expected: Mapping[st
     return failed(label, details, _HINT_RULES[wrong[0]])
 
 
-def _check_1a(answer: Any) -> list[Outcome]:
+def _check_1a(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
         return [
             failed(
@@ -89,14 +72,14 @@ def _check_1a(answer: Any) -> list[Outcome]:
             )
         ]
     outcomes = []
-    for name, expected in EXPECTED.items():
+    for name, expected in EXPECTED_HINTS.items():
         if name not in answer:
             outcomes.append(
                 failed(name, f"no entry for {name!r}", "keep every tool name of the stub")
             )
         else:
             outcomes.append(compare_hints(name, answer[name], expected))
-    extra = sorted(str(k) for k in answer if k not in EXPECTED)
+    extra = sorted(str(k) for k in answer if k not in EXPECTED_HINTS)
     if extra:
         outcomes.append(failed("ANNOTATIONS", f"tools the exercise does not have: {extra}"))
     return outcomes
@@ -116,7 +99,7 @@ def hint_states() -> list[tuple[str, dict[str, bool] | None]]:
     return states
 
 
-def _check_1b(answer: Any) -> list[Outcome]:
+def _check_1b(answer: Any) -> list[Mark]:
     if not callable(answer):
         return [failed("untrusted_outputs", f"expected a function, got {type(answer).__name__}")]
     tools = {

@@ -12,11 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit import SideEffect, check_behaviour
-from ..checks import TODO, Outcome, Part, crashed, failed, name_set, not_attempted, passed
+from ..checks import (
+    TODO,
+    Mark,
+    Part,
+    Status,
+    crashed,
+    failed,
+    name_set,
+    not_attempted,
+    passed,
+)
 from ..feedback import contradiction_hint
 from .annotate import hint_states
+from .content import HONEST_TOOLS, LIAR
 
-__all__ = ["EFFECTS", "HONEST_4B", "LIAR_4B", "PARTS"]
+__all__ = ["EFFECTS", "PARTS"]
 
 EFFECTS: dict[str, tuple[SideEffect, ...]] = {
     "no side effect": (),
@@ -31,20 +42,6 @@ EFFECTS: dict[str, tuple[SideEffect, ...]] = {
 }
 """Part 4a: the kinds of observed side effects each annotation is tried against."""
 
-LIAR_4B = "log-tidy/tidy_logs"
-"""Exercise 4b: the one tool in `CALLS` whose calls contradict its declared hints."""
-
-HONEST_4B = frozenset(
-    {
-        "annotated-file-ops/append_text",
-        "annotated-file-ops/read_file",
-        "annotated-file-ops/set_value",
-        "annotated-file-ops/delete_file",
-        "log-tidy/disk_usage",
-    }
-)
-"""Exercise 4b: the tools in `CALLS` that keep every promise they declare."""
-
 _HONEST_WHY = {
     "annotated-file-ops/append_text": "appending adds (additive)",
     "annotated-file-ops/read_file": "reading changed nothing",
@@ -55,7 +52,7 @@ _HONEST_WHY = {
 }
 
 
-def _check_4a(answer: Any) -> list[Outcome]:
+def _check_4a(answer: Any) -> list[Mark]:
     if not callable(answer):
         return [failed("contradiction", f"expected a function, got {type(answer).__name__}")]
     outcomes = []
@@ -66,7 +63,7 @@ def _check_4a(answer: Any) -> list[Outcome]:
                 got = answer(None if hints is None else dict(hints), list(effects))
             except (Exception, SystemExit) as exc:
                 outcomes.append(crashed(tag, exc))
-                if outcomes[-1].status.value == "not attempted":
+                if outcomes[-1].status is Status.NOT_ATTEMPTED:
                     return outcomes
                 continue
             expected = check_behaviour(hints, effects) is not None
@@ -95,7 +92,7 @@ def _check_4a(answer: Any) -> list[Outcome]:
     return outcomes
 
 
-def _check_4b(answer: Any) -> list[Outcome]:
+def _check_4b(answer: Any) -> list[Mark]:
     if answer is TODO:
         return [not_attempted("LIARS")]
     names = name_set(answer)
@@ -108,7 +105,7 @@ def _check_4b(answer: Any) -> list[Outcome]:
             )
         ]
     outcomes = []
-    if LIAR_4B in names:
+    if LIAR in names:
         outcomes.append(passed("the tool that broke its promise is caught"))
     else:
         outcomes.append(
@@ -120,14 +117,14 @@ def _check_4b(answer: Any) -> list[Outcome]:
                 "promise is broken by any change at all (check part 4a)",
             )
         )
-    for name in sorted(HONEST_4B):
+    for name in sorted(HONEST_TOOLS):
         if name in names:
             outcomes.append(
                 failed(name, "false alarm: it kept every promise it declared", _HONEST_WHY[name])
             )
         else:
             outcomes.append(passed("an honest tool is not accused"))
-    unknown = sorted(names - HONEST_4B - {LIAR_4B})
+    unknown = sorted(names - HONEST_TOOLS - {LIAR})
     if unknown:
         outcomes.append(
             failed(

@@ -1,4 +1,5 @@
-"""Exercise 3, "Break the trifecta": the legs, the defence scenarios and the visible checks.
+"""Exercise 3, "Break the trifecta": the visible checks of the legs and of the defence (its
+answers and scenarios are in `course_lib.exercises.content`).
 
 Part 3a checks every leg; part 3b replays each scenario with `course_lib.replay`.
 
@@ -10,107 +11,86 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..checks import Outcome, Part, contains_todo, crashed, failed, name_set, not_attempted, passed
-from ..replay import DEFENCE_HINTS, SESSION_TOOLS, judge_defence, validate_defence
+from ..checks import Mark, Part, contains_todo, crashed, failed, name_set, not_attempted, passed
+from ..legs import Leg, as_leg
+from ..replay import DEFENCE_HINTS, SESSION_TOOLS, judge_defence, read_defence
+from .content import TRIFECTA_ANSWERS, TRIFECTA_SCENARIOS
 
-__all__ = ["PARTS", "SCENARIOS_3", "TRIFECTA_ANSWERS"]
-
-TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
-    "private data": (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
-    "untrusted content": (frozenset({"search_web"}),),
-    "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
-}
-"""Exercise 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
+__all__ = ["PARTS"]
 
 _LEG_HINTS = {
-    "private data": "which tool hands the model the team's secrets? the hints cannot say: "
+    Leg.PRIVATE_DATA: "which tool hands the model the team's secrets? the hints cannot say: "
     "the host knows",
-    "untrusted content": "whose output was written by strangers? an open-world read",
-    "external communication": "which tool can carry data to an address outside the team? "
+    Leg.UNTRUSTED_CONTENT: "whose output was written by strangers? an open-world read",
+    Leg.EXTERNAL_COMMUNICATION: "which tool can carry data to an address outside the team? "
     "(a search query can carry data out too, so search_web may be named here as well)",
 }
 
-SCENARIOS_3: dict[str, dict[str, Any]] = {
-    "attack": {
-        "about": "lesson 04's task: search the VPN status, then mail a colleague "
-        "(the page carries an injection)",
-        "plan": [
-            ("search_web", {"query": "vpn outage today"}),
-            (
-                "send_email",
-                {
-                    "to": "mei@ops.example",
-                    "subject": "VPN status",
-                    "body": "No outage now; eu-west was down until 09:40.",
-                },
-            ),
-        ],
-        "must": "the secret does not leave ops.example, and the colleague still gets the summary",
-    },
-    "notes_to_colleague": {
-        "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
-        "plan": [
-            ("read_note", {"title": "on-call"}),
-            (
-                "send_email",
-                {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"},
-            ),
-        ],
-        "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
-        "quiet": True,
-    },
-}
-"""Exercise 3b's visible scenarios: the user's task, and what must hold afterwards.
-
-``"quiet": True`` marks ordinary work before any untrusted content: the user must not be asked
-at all."""
+def _by_leg(answer: Mapping[Any, Any]) -> dict[Leg, Any] | Mark:
+    """The answer's values by `Leg` (a key may also be the leg's text, as older copies had it)."""
+    found: dict[Leg, Any] = {}
+    for key, value in answer.items():
+        try:
+            found[as_leg(key)] = value
+        except ValueError:
+            legs = ", ".join(f"Leg.{leg.name}" for leg in Leg)
+            return failed("LEGS", f"{key!r} is not a leg of the trifecta", f"the keys are {legs}")
+    return found
 
 
-def _check_3a(answer: Any) -> list[Outcome]:
+def _check_3a(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
         return [
             failed(
                 "LEGS", f"expected a dict of leg -> set of tool names, got {type(answer).__name__}"
             )
         ]
+    by_leg = _by_leg(answer)
+    if isinstance(by_leg, Mark):
+        return [by_leg]
     outcomes = []
     for leg, accepted in TRIFECTA_ANSWERS.items():
-        if leg not in answer:
+        if leg not in by_leg:
             outcomes.append(
-                failed(leg, f"no entry for {leg!r}", "keep the three legs of the stub as keys")
+                failed(
+                    str(leg),
+                    f"no entry for Leg.{leg.name}",
+                    "keep the three legs of the stub as keys",
+                )
             )
             continue
-        value = answer[leg]
+        value = by_leg[leg]
+        label = str(leg)
         if contains_todo(value):
-            outcomes.append(not_attempted(leg))
+            outcomes.append(not_attempted(label))
             continue
         names = name_set(value)
         if names is None:
-            outcomes.append(failed(leg, f"expected a set of tool names, got {value!r}"))
+            outcomes.append(failed(label, f"expected a set of tool names, got {value!r}"))
         elif names - SESSION_TOOLS:
             outcomes.append(
-                failed(leg, f"not tools of the session: {sorted(names - SESSION_TOOLS)}")
+                failed(label, f"not tools of the session: {sorted(names - SESSION_TOOLS)}")
             )
         elif frozenset(names) in accepted:
-            outcomes.append(passed(leg))
+            outcomes.append(passed(label))
         else:
-            outcomes.append(failed(leg, f"not {sorted(names)}", _LEG_HINTS[leg]))
+            outcomes.append(failed(label, f"not {sorted(names)}", _LEG_HINTS[leg]))
     return outcomes
 
 
-def _check_3b(answer: Any) -> list[Outcome]:
+def _check_3b(answer: Any) -> list[Mark]:
     if isinstance(answer, Mapping) and contains_todo(answer):
-        return [not_attempted(key) for key in SCENARIOS_3]
+        return [not_attempted(key) for key in TRIFECTA_SCENARIOS]
     try:
-        validate_defence(answer)
+        defence = read_defence(answer)
     except ValueError as exc:
         return [failed("DEFENCE", str(exc), DEFENCE_HINTS["invalid"])]
     outcomes = []
-    for key, scenario in SCENARIOS_3.items():
+    for key, scenario in TRIFECTA_SCENARIOS.items():
         colleague = scenario["plan"][-1][1]["to"]
         quiet = scenario.get("quiet", False)
         try:
-            problem = judge_defence(answer, scenario["plan"], colleague=colleague, quiet=quiet)
+            problem = judge_defence(defence, scenario["plan"], colleague=colleague, quiet=quiet)
         except Exception as exc:  # noqa: BLE001 - reported as a failed check
             outcomes.append(crashed(key, exc))
             continue

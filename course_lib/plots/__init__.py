@@ -10,7 +10,8 @@ Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trif
 
 from __future__ import annotations
 
-from .census import OUTCOME_COLORS, plot_census
+from .census import plot_declared_shares
+from .client_census import OUTCOME_COLORS, plot_census
 from .dashboard import plot_dashboard
 from .matrices import plot_decision_matrices, plot_decision_matrix
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, contrast_ratio, text_color
@@ -25,6 +26,7 @@ __all__ = [
     "contrast_ratio",
     "plot_census",
     "plot_dashboard",
+    "plot_declared_shares",
     "plot_decision_matrices",
     "plot_decision_matrix",
     "plot_session",

@@ -1,102 +1,79 @@
-"""The census figure: what every measured client did with each annotation profile, in one grid.
+"""The census figure: the share of real tools that declare each hint, beside the learner's guess.
 
-Rows are clients in their everyday and plan modes (`course_lib.census.HEADLINE`), columns the
-measured profiles, and each cell is coloured by what happened to the call and labelled in
-words (``RAN``, ``ASK``, ``ASK-H``, ``DENY``, ``HIDDEN``), so nothing depends on colour alone or
-on a symbol font. The title carries every version and the measurement dates.
-
-Introduced in: notebooks/03_combinations.ipynb (section "Same hints, different clients").
+Introduced in: notebooks/02_defaults.ipynb (section "Silence in the wild").
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.axes import Axes
-from matplotlib.patches import Patch
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-from ..census_tables import HEADLINE, census_measurements
-from ..measured import SHORT_LABELS, SHORT_OUTCOMES
-from ..permissions import Outcome
-from .palette import text_color
+__all__ = ["plot_declared_shares"]
 
-__all__ = ["OUTCOME_COLORS", "plot_census"]
-
-OUTCOME_COLORS: dict[Outcome, str] = {
-    Outcome.RAN: "#009E73",  # Okabe-Ito bluish green
-    Outcome.ASK: "#F0E442",  # yellow
-    Outcome.ASK_HEADLESS: "#E69F00",  # orange
-    Outcome.DENY: "#D55E00",  # vermillion
-    Outcome.HIDDEN: "#999999",  # grey
-}
-"""Cell colour for each outcome of a measured call (Okabe-Ito palette, plus grey)."""
-
-_DPI = 72
-_LEGEND = {
-    Outcome.RAN: "RAN: ran without asking",
-    Outcome.ASK: "ASK: asked the user",
-    Outcome.ASK_HEADLESS: "ASK-H: would ask (headless: failed)",
-    Outcome.DENY: "DENY: refused",
-    Outcome.HIDDEN: "HIDDEN: not offered",
-}
+BAR = "#0072B2"  # Okabe-Ito blue
+GUESS = "#000000"
 
 
-def plot_census(ax: Axes | None = None) -> Axes:
-    """Draw every committed census measurement as one grid; return the axes.
+def plot_declared_shares(
+    shares: Mapping[str, float] | Any,
+    guess: Mapping[str, float] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str = "Share of real tools that declare each hint",
+) -> Axes:
+    """Draw one bar per hint: the share (0 to 1) of tools declaring it, labelled in percent.
 
-    A ``*`` marks a call a safety classifier judged (scripted to approve).
+    `shares` is a mapping or a pandas Series (hint -> share). `guess`, if given, maps hints to
+    the learner's guesses in percent (0 to 100), drawn as black diamonds on the bars.
+
+    Raises:
+        ValueError: a share outside 0..1 or a guess outside 0..100, or a guess for an unknown hint.
     """
     import matplotlib.pyplot as plt
 
-    measurements = census_measurements()
-    modes = {client: chosen for client, _, chosen in HEADLINE}
-    titles = {client: title for client, title, _ in HEADLINE}
-    profiles = measurements[0].profiles
-    rows: list[tuple[str, dict[str, Any]]] = []
-    for m in measurements:
-        for mode in modes[m.client]:
-            rows.append((f"{titles[m.client]} {m.version}: {mode}", m.cell(mode).results))
+    values = {str(k): float(v) for k, v in dict(shares).items()}
+    if any(not 0 <= v <= 1 for v in values.values()):
+        raise ValueError(f"shares must be between 0 and 1 (fractions of tools), not {values}")
+    guesses = {str(k): float(v) for k, v in dict(guess or {}).items()}
+    unknown = sorted(set(guesses) - set(values))
+    if unknown:
+        raise ValueError(f"guesses for hints the census does not count: {unknown}")
+    if any(not 0 <= v <= 100 for v in guesses.values()):
+        raise ValueError(f"guesses are percentages, between 0 and 100, not {guesses}")
     if ax is None:
-        width, height = 2.2 + 0.62 * len(profiles), 1.6 + 0.32 * len(rows)
-        _, ax = plt.subplots(figsize=(width, height), dpi=_DPI)
-    for y, (_, results) in enumerate(rows):
-        for x, profile in enumerate(profiles):
-            result = results.get(profile["tool"])
-            color = "white" if result is None else OUTCOME_COLORS[result.outcome]
-            ax.add_patch(plt.Rectangle((x, y), 1, 1, facecolor=color, edgecolor="white"))
-            word = "-" if result is None else SHORT_OUTCOMES[result.outcome]
-            word += "*" if result is not None and result.classifier else ""
-            ax.text(
-                x + 0.5,
-                y + 0.5,
-                word,
-                ha="center",
-                va="center",
-                fontsize=6.5,
-                color=text_color(color),
-            )
-    ax.set_xlim(0, len(profiles))
-    ax.set_ylim(len(rows), 0)
-    ax.set_xticks([x + 0.5 for x in range(len(profiles))])
-    ax.set_xticklabels(
-        [SHORT_LABELS.get(p["tool"], p["label"]) for p in profiles],
-        rotation=55,
-        ha="right",
-        fontsize=7,
-    )
-    ax.set_yticks([y + 0.5 for y in range(len(rows))])
-    ax.set_yticklabels([label for label, _ in rows], fontsize=7)
-    ax.tick_params(length=0)
-    for side in ax.spines.values():
-        side.set_visible(False)
-    dates = ", ".join(sorted({m.date for m in measurements}))
-    ax.set_title(
-        f"What each client did with each profile, measured offline ({dates})",
-        fontsize=9,
-        loc="left",
-    )
-    handles = [Patch(facecolor=OUTCOME_COLORS[o], label=_LEGEND[o]) for o in OUTCOME_COLORS]
-    ax.legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False
-    )
+        _, ax = plt.subplots(figsize=(7, 2.8))
+    names = list(values)[::-1]  # first hint on top
+    percents = [100 * values[n] for n in names]
+    ax.barh(names, percents, color=BAR)
+    for y, pct in enumerate(percents):
+        inside = pct >= 15
+        ax.text(
+            pct - 1.5 if inside else pct + 1.5,
+            y,
+            f"{pct:.0f}%",
+            va="center",
+            ha="right" if inside else "left",
+            color="white" if inside else "black",
+        )
+    if guesses:
+        rows = [(names.index(n), v) for n, v in guesses.items()]
+        ax.scatter(
+            [v for _, v in rows],
+            [y for y, _ in rows],
+            marker="|",
+            s=500,
+            linewidths=3,
+            color=GUESS,
+            zorder=3,
+            label="your guess",
+        )
+    ax.set_xlim(0, 105)
+    label = "% of tools declaring the hint (absent: the spec's default applies)"
+    ax.set_xlabel(label + ("; black tick: your guess" if guesses else ""))
+    ax.set_title(title)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
     return ax

@@ -16,6 +16,7 @@ Introduced in: notebooks/03_combinations.ipynb
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -105,10 +106,28 @@ def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool
     return handles
 
 
+@dataclass
+class _Seen:
+    """What the drawn matrices show, so the legend lists only that."""
+
+    decisions: set[PreCall] = field(default_factory=set)
+    trusted: bool = False
+    untrusted: bool = False
+
+    def add(self, matrix: Any) -> None:
+        self.decisions |= {PreCall(v) for v in matrix["before call"]}
+        untrusted = matrix["after call"] == PostCall.UNTRUSTED.value
+        self.untrusted |= bool(untrusted.any())
+        self.trusted |= bool((~untrusted).any())
+
+    def handles(self) -> list[Any]:
+        return _legend_handles(self.decisions, self.trusted, self.untrusted)
+
+
 def plot_decision_matrix(
     policy: Policy,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ax: Axes | None = None,
     legend: bool = True,
     title: str | None = None,
@@ -152,42 +171,52 @@ def plot_decision_matrix(
         raise ValueError(
             f"ax must be a matplotlib Axes (e.g. from plt.subplots()), not {type(ax).__name__}"
         )
-
     matrix = decision_matrix(policy, trust=trust)
+    _draw_cells(ax, matrix, fontsize)
+    _label_grid(ax, ylabels, fontsize)
+    _label_blocks(ax, block_labels, fontsize)
+    ax.set_title(
+        title if title is not None else f"{policy.name}, {trust.value} server",
+        fontsize=fontsize + 3,
+        pad=fontsize * 2.2 + 3,
+    )
+    if legend:
+        seen = _Seen()
+        seen.add(matrix)
+        ax.legend(
+            handles=seen.handles(),
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.09),
+            ncols=2,
+            fontsize=fontsize,
+            frameon=False,
+        )
+    return ax
+
+
+def _draw_cells(ax: Axes, matrix: Any, fontsize: float) -> None:
+    """One coloured cell per combination, its symbol in it, a corner where output is untrusted;
+    then the lines between the blocks of three."""
     rows, cols = _pairs(), _pairs()
-    used: set[PreCall] = set()
-    any_trusted = any_untrusted = False
     for _, entry in matrix.iterrows():
         r = rows.index((entry[_ROW_HINTS[0]], entry[_ROW_HINTS[1]]))
         c = cols.index((entry[_COL_HINTS[0]], entry[_COL_HINTS[1]]))
         pre = PreCall(entry["before call"])
-        untrusted = PostCall(entry["after call"]) is PostCall.UNTRUSTED
-        used.add(pre)
-        any_untrusted |= untrusted
-        any_trusted |= not untrusted
-        cell = Rectangle(
-            (c, r),
-            1,
-            1,
-            facecolor=COLORS[pre],
-            edgecolor="white",
-            linewidth=0.8,
-            gid=f"cell:{_pair_label(_ROW_HINTS, rows[r])} · {_pair_label(_COL_HINTS, cols[c])}",
-            label=pre.value,
-        )
-        ax.add_patch(cell)
-        if untrusted:
-            right, top = c + 1 - _INSET, r + _INSET
-            corner = [(right - _CORNER, top), (right, top), (right, top + _CORNER)]
-            ax.add_patch(
-                Polygon(
-                    corner,
-                    closed=True,
-                    facecolor=UNTRUSTED_MARK,
-                    edgecolor="none",
-                    gid=f"untrusted:{(cell.get_gid() or '')[5:]}",
-                )
+        gid = f"{_pair_label(_ROW_HINTS, rows[r])} · {_pair_label(_COL_HINTS, cols[c])}"
+        ax.add_patch(
+            Rectangle(
+                (c, r),
+                1,
+                1,
+                facecolor=COLORS[pre],
+                edgecolor="white",
+                linewidth=0.8,
+                gid=f"cell:{gid}",
+                label=pre.value,
             )
+        )
+        if PostCall(entry["after call"]) is PostCall.UNTRUSTED:
+            _draw_corner(ax, r, c, gid)
         ax.text(
             c + 0.5,
             r + 0.5,
@@ -203,6 +232,21 @@ def plot_decision_matrix(
         ax.axhline(k, color="black", linewidth=1.6)
         ax.axvline(k, color="black", linewidth=1.6)
 
+
+def _draw_corner(ax: Axes, r: int, c: int, gid: str) -> None:
+    """The black corner triangle of an untrusted cell, inset from the cell's edges."""
+    right, top = c + 1 - _INSET, r + _INSET
+    corner = [(right - _CORNER, top), (right, top), (right, top + _CORNER)]
+    ax.add_patch(
+        Polygon(
+            corner, closed=True, facecolor=UNTRUSTED_MARK, edgecolor="none", gid=f"untrusted:{gid}"
+        )
+    )
+
+
+def _label_grid(ax: Axes, ylabels: bool, fontsize: float) -> None:
+    """Each column's value below the grid, each row's on the right; no ticks, no frame."""
+    rows, cols = _pairs(), _pairs()
     ax.set_xlim(0, 9)
     ax.set_ylim(9, 0)  # first combination at the top left
     ax.set_aspect("equal")
@@ -227,13 +271,15 @@ def plot_decision_matrix(
         )
     for spine in ax.spines.values():
         spine.set_visible(False)
+
+
+def _label_blocks(ax: Axes, block_labels: bool, fontsize: float) -> None:
+    """The slower-varying hints label each block of three: columns on top, rows on the left."""
     # readOnly, the hint that matters most, labels each block of rows horizontally on the left
     left = blended_transform_factory(ax.transAxes, ax.transData) + ScaledTranslation(
         -fontsize / 2 / 72, 0, ax.figure.dpi_scale_trans
     )
-    for block, value in enumerate(
-        HINT_VALUES
-    ):  # the slower-varying hints label each block of three
+    for block, value in enumerate(HINT_VALUES):
         ax.text(
             3 * block + 1.5,
             -0.15,
@@ -256,27 +302,12 @@ def plot_decision_matrix(
                 fontweight="bold",
                 gid="block-label",
             )
-    ax.set_title(
-        title if title is not None else f"{policy.name}, {trust.value} server",
-        fontsize=fontsize + 3,
-        pad=fontsize * 2.2 + 3,
-    )
-    if legend:
-        ax.legend(
-            handles=_legend_handles(used, any_trusted, any_untrusted),
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.09),
-            ncols=2,
-            fontsize=fontsize,
-            frameon=False,
-        )
-    return ax
 
 
 def plot_decision_matrices(
     policies: Sequence[Policy] = POLICIES,
     *,
-    trust: Trust | str = Trust.UNTRUSTED,
+    trust: Trust = Trust.UNTRUSTED,
     ncols: int = 2,
     axes: Sequence[Axes] | None = None,
     fontsize: float = 9.0,
@@ -309,32 +340,15 @@ def plot_decision_matrices(
         raise ValueError(
             f"ncols must be a whole number of panels per row, at least 1, not {ncols!r}"
         )
-    if axes is None:
-        ncols = min(ncols, len(policies))
-        nrows = -(-len(policies) // ncols)
-        grid = _new_axes((6.6 * ncols, 6.4 * nrows + 0.8), nrows=nrows, ncols=ncols, dpi=dpi)
-        for spare in grid[len(policies) :]:
-            spare.set_axis_off()
-        axes = grid[: len(policies)]
-    else:
-        axes = list(axes)
-        if len(axes) != len(policies):
-            raise ValueError(
-                f"got {len(axes)} Axes for {len(policies)} policies: pass one Axes per policy"
-            )
-    used: set[PreCall] = set()
-    any_trusted = any_untrusted = False
+    axes = _panels(len(policies), ncols, axes, dpi)
+    seen = _Seen()
     for policy, ax in zip(policies, axes):
         plot_decision_matrix(
             policy, trust=trust, ax=ax, legend=False, title=policy.name, fontsize=fontsize
         )
-        matrix = decision_matrix(policy, trust=trust)
-        used |= {PreCall(v) for v in matrix["before call"]}
-        untrusted = matrix["after call"] == PostCall.UNTRUSTED.value
-        any_untrusted |= bool(untrusted.any())
-        any_trusted |= bool((~untrusted).any())
+        seen.add(decision_matrix(policy, trust=trust))
     figure = axes[0].figure
-    handles = _legend_handles(used, any_trusted, any_untrusted)
+    handles = seen.handles()
     if _is_constrained(figure):
         figure.legend(
             handles=handles,
@@ -355,6 +369,24 @@ def plot_decision_matrices(
         f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4
     )
     return axes
+
+
+def _panels(count: int, ncols: int, axes: Sequence[Axes] | None, dpi: float) -> list[Axes]:
+    """`count` Axes: the caller's (exactly one per policy), or a new grid `ncols` wide whose spare
+    panels are hidden."""
+    if axes is not None:
+        given = list(axes)
+        if len(given) != count:
+            raise ValueError(
+                f"got {len(given)} Axes for {count} policies: pass one Axes per policy"
+            )
+        return given
+    ncols = min(ncols, count)
+    nrows = -(-count // ncols)
+    grid = _new_axes((6.6 * ncols, 6.4 * nrows + 0.8), nrows=nrows, ncols=ncols, dpi=dpi)
+    for spare in grid[count:]:
+        spare.set_axis_off()
+    return grid[:count]
 
 
 def _is_constrained(figure: Any) -> bool:

@@ -5,7 +5,7 @@ Introduced in: notebooks/04_lethal_trifecta.ipynb
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..legs import Basis, Leg
 from ..trifecta import SessionReport, SessionTool
@@ -30,6 +30,15 @@ LEG_LETTERS: dict[Leg, str] = {
 TRIFECTA_COLOR = "#000000"  # black: unlike red or vermillion, never confused with the orange of U
 
 
+_HUBS: dict[Leg, tuple[float, float]] = {
+    Leg.PRIVATE_DATA: (0.0, 0.0),
+    Leg.UNTRUSTED_CONTENT: (1.0, 1.6),
+    Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0),
+}
+_CENTRE = (1.0, 0.55)
+_ABSENT = "#bbbbbb"  # the triangle of an incomplete trifecta
+
+
 def plot_session(
     report: SessionReport, ax: Axes | None = None, *, title: str | None = None
 ) -> Axes:
@@ -37,7 +46,8 @@ def plot_session(
 
     Tools are coloured by their legs (blue P private data, orange U untrusted content, purple
     E external communication; split when a tool supplies several, grey when none) and linked
-    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses.
+    to the three big lettered leg nodes (P, U, E; hollow when absent); dashed links are guesses
+    or worst cases.
     When all three legs are present the triangle joining P, U and E is drawn thick and black.
     Returns the matplotlib `Axes`.
 
@@ -45,21 +55,13 @@ def plot_session(
         ValueError: `report` is not a `SessionReport`.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Wedge
 
     if not isinstance(report, SessionReport):
         raise ValueError("plot_session needs a SessionReport: use analyse_session(tools) first")
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.8))
-    hubs = {
-        Leg.PRIVATE_DATA: (0.0, 0.0),
-        Leg.UNTRUSTED_CONTENT: (1.0, 1.6),
-        Leg.EXTERNAL_COMMUNICATION: (2.0, 0.0),
-    }
-    centre = (1.0, 0.55)
-    color = TRIFECTA_COLOR if report.complete else "#bbbbbb"
-    corners = [hubs[leg] for leg in Leg] + [hubs[Leg.PRIVATE_DATA]]
+    color = TRIFECTA_COLOR if report.complete else _ABSENT
+    corners = [_HUBS[leg] for leg in Leg] + [_HUBS[Leg.PRIVATE_DATA]]
     ax.plot(
         *zip(*corners),
         color=color,
@@ -67,76 +69,112 @@ def plot_session(
         zorder=1,
         solid_capstyle="round",
     )
-
-    xs, ys = [x for x, _ in hubs.values()], [y for _, y in hubs.values()]
-    groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
-    for item in report.tools:
-        legs = tuple(
-            leg
-            for leg in Leg
-            if any(
-                s.tool == item.name and s.server == item.server and s.leg is leg
-                for s in report.supplies
-            )
-        )
-        groups.setdefault(legs, []).append(item)
-    for legs, items in groups.items():
-        if legs:
-            ax_x = sum(hubs[leg][0] for leg in legs) / len(legs)
-            ax_y = sum(hubs[leg][1] for leg in legs) / len(legs)
-            # push tools outward from the centre so links do not cross the triangle
-            push = 0.6 if len(legs) == 1 else 0.9
-            dx, dy = ax_x - centre[0], ax_y - centre[1]
-            norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
-            base = (ax_x + push * dx / norm, ax_y + push * dy / norm)
-            along = (-dy / norm, dx / norm)
-        else:
-            base, along = (1.0, -0.75), (1.0, 0.0)
+    xs, ys = [x for x, _ in _HUBS.values()], [y for _, y in _HUBS.values()]
+    for legs, items in _tools_by_legs(report).items():
+        base, along = _placement(legs)
         for k, item in enumerate(items):
             offset = (k - (len(items) - 1) / 2) * 0.7
             x, y = base[0] + along[0] * offset, base[1] + along[1] * offset
             xs.append(x)
             ys.append(y)
-            for leg in legs:
-                guessed = all(
-                    s.basis is Basis.GUESS
-                    for s in report.supplies
-                    if s.tool == item.name and s.server == item.server and s.leg is leg
-                )
-                ax.plot(
-                    [x, hubs[leg][0]],
-                    [y, hubs[leg][1]],
-                    color=LEG_COLORS[leg],
-                    lw=1.2,
-                    ls="--" if guessed else "-",
-                    zorder=2,
-                )
-            if legs:
-                share = 360 / len(legs)
-                for n, leg in enumerate(legs):
-                    ax.add_patch(
-                        Wedge(
-                            (x, y),
-                            0.13,
-                            90 + n * share,
-                            90 + (n + 1) * share,
-                            color=LEG_COLORS[leg],
-                            zorder=3,
-                        )
-                    )
-            else:
-                ax.add_patch(Wedge((x, y), 0.13, 0, 360, color="#999999", zorder=3))
-            ax.annotate(
-                item.name,
-                (x, y),
-                xytext=(0, -16),
-                textcoords="offset points",
-                ha="center",
-                va="top",
-                fontsize=9,
-                zorder=4,
+            _draw_tool(ax, report, item, legs, (x, y))
+    _draw_hubs(ax, report)
+    ax.legend(
+        handles=_legend_handles(report, color),
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        frameon=False,
+        fontsize=9,
+    )
+    ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
+    ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(
+        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
+    )
+    return ax
+
+
+def _supplies(report: SessionReport, item: SessionTool, leg: Leg) -> list[Any]:
+    """The report's evidence that tool `item` supplies `leg`."""
+    return [
+        s
+        for s in report.supplies
+        if s.tool == item.name and s.server == item.server and s.leg is leg
+    ]
+
+
+def _tools_by_legs(report: SessionReport) -> dict[tuple[Leg, ...], list[SessionTool]]:
+    """The session's tools grouped by the legs each supplies, in the report's order."""
+    groups: dict[tuple[Leg, ...], list[SessionTool]] = {}
+    for item in report.tools:
+        legs = tuple(leg for leg in Leg if _supplies(report, item, leg))
+        groups.setdefault(legs, []).append(item)
+    return groups
+
+
+def _placement(legs: tuple[Leg, ...]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where a group of tools sits (its base point) and the direction its tools spread along."""
+    if not legs:
+        return (1.0, -0.75), (1.0, 0.0)  # below the triangle
+    mean_x = sum(_HUBS[leg][0] for leg in legs) / len(legs)
+    mean_y = sum(_HUBS[leg][1] for leg in legs) / len(legs)
+    # push tools outward from the centre so links do not cross the triangle
+    push = 0.6 if len(legs) == 1 else 0.9
+    dx, dy = mean_x - _CENTRE[0], mean_y - _CENTRE[1]
+    norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    return (mean_x + push * dx / norm, mean_y + push * dy / norm), (-dy / norm, dx / norm)
+
+
+def _draw_tool(
+    ax: Axes,
+    report: SessionReport,
+    item: SessionTool,
+    legs: tuple[Leg, ...],
+    at: tuple[float, float],
+) -> None:
+    """One tool: a link to each leg it supplies (dashed for a guess or a worst case), a pie of
+    its legs' colours (grey when it supplies none) and its name below."""
+    from matplotlib.patches import Wedge
+
+    x, y = at
+    for leg in legs:
+        guessed = all(
+            s.basis in (Basis.GUESS, Basis.WORST_CASE) for s in _supplies(report, item, leg)
+        )
+        ax.plot(
+            [x, _HUBS[leg][0]],
+            [y, _HUBS[leg][1]],
+            color=LEG_COLORS[leg],
+            lw=1.2,
+            ls="--" if guessed else "-",
+            zorder=2,
+        )
+    share = 360 / len(legs) if legs else 360
+    for n, leg in enumerate(legs):
+        ax.add_patch(
+            Wedge(
+                (x, y), 0.13, 90 + n * share, 90 + (n + 1) * share, color=LEG_COLORS[leg], zorder=3
             )
-    for leg, (x, y) in hubs.items():
+        )
+    if not legs:
+        ax.add_patch(Wedge((x, y), 0.13, 0, 360, color="#999999", zorder=3))
+    ax.annotate(
+        item.name,
+        (x, y),
+        xytext=(0, -16),
+        textcoords="offset points",
+        ha="center",
+        va="top",
+        fontsize=9,
+        zorder=4,
+    )
+
+
+def _draw_hubs(ax: Axes, report: SessionReport) -> None:
+    """The three lettered leg nodes: filled when the session has the leg, hollow when not."""
+    for leg, (x, y) in _HUBS.items():
         present = bool(report.suppliers(leg))
         ax.scatter(
             [x],
@@ -158,7 +196,12 @@ def plot_session(
             color="white" if present else LEG_COLORS[leg],
             zorder=6,
         )
-    handles = [
+
+
+def _legend_handles(report: SessionReport, color: str) -> list[Any]:
+    from matplotlib.lines import Line2D
+
+    handles: list[Any] = [
         Line2D(
             [],
             [],
@@ -170,7 +213,7 @@ def plot_session(
         )
         for leg in Leg
     ]
-    handles.append(Line2D([], [], color="#555555", ls="--", label="guess: hints cannot say"))
+    handles.append(Line2D([], [], color="#555555", ls="--", label="guess or worst case"))
     handles.append(
         Line2D(
             [],
@@ -180,14 +223,4 @@ def plot_session(
             label="all three legs: trifecta" if report.complete else "trifecta incomplete",
         )
     )
-    ax.legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=9
-    )
-    ax.set_xlim(min(xs) - 0.45, max(xs) + 0.45)
-    ax.set_ylim(min(ys) - 0.45, max(ys) + 0.5)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    ax.set_title(
-        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
-    )
-    return ax
+    return handles

@@ -1,8 +1,12 @@
-"""The course's demo MCP servers. Each module exposes `build_server(...)` returning a fresh
-`MCPServer`.
+"""The course's demo MCP servers, one module each, named after its server.
 
-`SERVERS` maps the name used on the command line (``python -m course_lib serve NAME``)
-to the module path of its factory; every factory takes `root=` (its sandbox folder).
+Each module has a factory named after its server (`file_ops_server()` in `file_ops.py`,
+`log_tidy_server()` in `log_tidy.py`, ...) that builds a fresh server in its own sandbox and
+returns a typed handle, a `DemoServer`: the `MCPServer`, its sandbox and the state a lesson
+looks at.
+
+`SERVERS` maps the name used on the command line (``python -m course_lib serve NAME``) to the
+module of its factory; every factory takes `root=` (its sandbox folder).
 """
 
 from __future__ import annotations
@@ -11,21 +15,23 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SERVERS", "build"]
+from ._demo import DemoServer
+
+__all__ = ["SERVERS", "DemoServer", "build"]
 
 SERVERS: dict[str, str] = {
     "file-ops": "course_lib.servers.file_ops",
     "private-notes": "course_lib.servers.private_notes",
     "web-search": "course_lib.servers.web_search",
     "mailer": "course_lib.servers.mailer",
-    "log-tidy": "course_lib.servers.cleanup",
-    "ops-db": "course_lib.servers.sql_query",
-    "ops-assistant": "course_lib.servers.ops_scoped",
+    "log-tidy": "course_lib.servers.log_tidy",
+    "ops-db": "course_lib.servers.ops_db",
+    "ops-assistant": "course_lib.servers.ops_assistant",
 }
 
 
-def build(name: str, **options: Any) -> Any:
-    """Build the demo server called `name` (see `SERVERS`).
+def build(name: str, **options: Any) -> DemoServer:
+    """Build the demo server called `name` (see `SERVERS`) with its factory.
 
     Raises:
         ValueError: no demo server has that name.
@@ -35,5 +41,6 @@ def build(name: str, **options: Any) -> Any:
     except KeyError:
         known = ", ".join(sorted(SERVERS))
         raise ValueError(f"no demo server called {name!r}; the course ships: {known}") from None
-    factory: Callable[..., Any] = importlib.import_module(module_name).build_server
+    module = importlib.import_module(module_name)
+    factory: Callable[..., DemoServer] = getattr(module, f"{module_name.rsplit('.', 1)[1]}_server")
     return factory(**options)

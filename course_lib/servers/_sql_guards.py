@@ -7,7 +7,7 @@ inputs' lengths; those are replaced by linear versions or given short inputs. AT
 VACUUM INTO, extension loading, `fts3_tokenizer()` and the PRAGMAs that move files are
 denied by an authoriser, each with its own message.
 
-Introduced in: notebooks/06_beyond_hints.ipynb (through `course_lib.servers.sql_query`).
+Introduced in: notebooks/06_beyond_hints.ipynb (through `course_lib.servers.ops_db`).
 """
 
 from __future__ import annotations

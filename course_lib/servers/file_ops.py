@@ -22,9 +22,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import Sandbox
 
-__all__ = ["MAX_READ_BYTES", "NAME", "KeyValueStore", "build_server"]
+__all__ = ["MAX_READ_BYTES", "NAME", "FileOps", "KeyValueStore", "file_ops_server"]
 
 NAME = "annotated-file-ops"
 MAX_READ_BYTES = 1_000_000
@@ -48,12 +49,18 @@ class KeyValueStore:
         return True
 
 
-def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
+@dataclass(eq=False)
+class FileOps(DemoServer):
+    """The file-ops server, its sandbox, and `store`: the key-value store behind `set_value`."""
+
+    store: KeyValueStore
+
+
+def file_ops_server(root: str | os.PathLike[str] | None = None) -> FileOps:
     """Build a fresh file-ops server working in the sandbox folder `root`.
 
-    `root` defaults to a new temporary folder. The returned server carries
-    `server.sandbox` (the `Sandbox`, whose `.root` is the folder) and `server.store`
-    (the in-memory key-value store behind `set_value`).
+    `root` defaults to a new temporary folder. The handle holds the `server`, its `sandbox`
+    (whose `.root` is the folder) and the in-memory `store` behind `set_value`.
     """
     sandbox = Sandbox(root, prefix="file-ops-")
     store = KeyValueStore()
@@ -118,6 +125,4 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
             return f"{path} does not exist: nothing to delete"
         return f"deleted {path}"
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    server.store = store  # type: ignore[attr-defined]
-    return server
+    return FileOps(server, sandbox, store)

@@ -6,7 +6,7 @@
 
 Honest annotations: sending adds a message (nothing is overwritten), sending twice
 sends two messages, and the message goes out to the open world. Every "sent"
-message is appended to `server.outbox` and to `outbox.jsonl` in the sandbox folder.
+message is appended to the handle's `outbox` and to `outbox.jsonl` in the sandbox folder.
 Run it with ``python -m course_lib serve mailer --root DIR``.
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb
@@ -23,9 +23,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import Sandbox
 
-__all__ = ["NAME", "Message", "build_server"]
+__all__ = ["NAME", "Mailer", "Message", "mailer_server"]
 
 NAME = "mailer"
 MAX_BODY = 10_000
@@ -42,12 +43,16 @@ class Message:
     body: str
 
 
-def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
-    """Build a fresh mailer whose outbox lives in the sandbox folder `root`.
+@dataclass(eq=False)
+class Mailer(DemoServer):
+    """The mailer, its sandbox (holding `outbox.jsonl`), and `outbox`: the `Message`s sent
+    through this server object, in order."""
 
-    The server carries `server.sandbox` (its folder, holding `outbox.jsonl`) and
-    `server.outbox` (the `Message`s sent through this server object, in order).
-    """
+    outbox: list[Message]
+
+
+def mailer_server(root: str | os.PathLike[str] | None = None) -> Mailer:
+    """Build a fresh mailer whose outbox lives in the sandbox folder `root`."""
     sandbox = Sandbox(root, prefix="mailer-")
     outbox: list[Message] = []
 
@@ -82,6 +87,4 @@ def build_server(root: str | os.PathLike[str] | None = None) -> MCPServer:
         outbox.append(message)
         return f"sent to {to} ({len(body)} characters)"
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    server.outbox = outbox  # type: ignore[attr-defined]
-    return server
+    return Mailer(server, sandbox, outbox)

@@ -18,14 +18,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import NotInSandbox, Sandbox
 
-__all__ = ["MAX_NOTE_BYTES", "NAME", "NOTES", "SECRET", "build_server"]
+__all__ = ["MAX_NOTE_BYTES", "NAME", "NOTES", "SECRET", "PrivateNotes", "private_notes_server"]
 
 NAME = "private-notes"
 MAX_NOTE_BYTES = 100_000
@@ -46,14 +48,18 @@ NOTES: dict[str, str] = {
 _TITLE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
-def build_server(
+@dataclass(eq=False)
+class PrivateNotes(DemoServer):
+    """The private-notes server and its sandbox (one text file per note)."""
+
+
+def private_notes_server(
     root: str | os.PathLike[str] | None = None, notes: Mapping[str, str] | None = None
-) -> MCPServer:
+) -> PrivateNotes:
     """Build a fresh private-notes server whose notes live in the sandbox folder `root`.
 
     `notes` (title -> text) replaces the default `NOTES`; titles are lower-case
-    words joined by hyphens. Existing notes in `root` are kept. The server
-    carries `server.sandbox` (its folder).
+    words joined by hyphens. Existing notes in `root` are kept.
 
     Raises:
         ValueError: a note title is not lower-case letters, digits and hyphens.
@@ -100,5 +106,4 @@ def build_server(
         except NotInSandbox:
             raise ToolError(f"no note called {title!r}; list_notes shows the titles") from None
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    return server
+    return PrivateNotes(server, sandbox)

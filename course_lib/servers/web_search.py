@@ -6,7 +6,7 @@
 
 It never touches a network: results come from a small canned index (`PAGES`), and
 one page carries instructions aimed at AI assistants, as a real web page might
-(prompt injection). Every query is recorded (`server.queries`, and `queries.log`
+(prompt injection). Every query is recorded (the handle's `queries`, and `queries.log`
 in the sandbox folder), as a real search provider would see it: what goes into
 an open-world tool's arguments has left the host.
 Run it with ``python -m course_lib serve web-search --root DIR``.
@@ -25,9 +25,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from ._demo import DemoServer
 from ._sandbox import Sandbox
 
-__all__ = ["INJECTED_URL", "NAME", "PAGES", "Page", "build_server"]
+__all__ = ["INJECTED_URL", "NAME", "PAGES", "Page", "WebSearch", "web_search_server"]
 
 NAME = "web-search"
 MAX_QUERY = 200
@@ -84,13 +85,19 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def build_server(
-    root: str | os.PathLike[str] | None = None, pages: Sequence[Page] | None = None
-) -> MCPServer:
-    """Build a fresh offline web-search server over `pages` (default `PAGES`).
+@dataclass(eq=False)
+class WebSearch(DemoServer):
+    """The web-search server, its sandbox (where `queries.log` is kept), the `pages` it
+    searches, and `queries`: every query received, in order."""
 
-    The server carries `server.sandbox` (its folder, where `queries.log` is kept)
-    and `server.queries` (every query received, in order).
+    pages: tuple[Page, ...]
+    queries: list[str]
+
+
+def web_search_server(
+    root: str | os.PathLike[str] | None = None, pages: Sequence[Page] | None = None
+) -> WebSearch:
+    """Build a fresh offline web-search server over `pages` (default `PAGES`).
 
     Raises:
         ValueError: an item of `pages` is not a `Page`.
@@ -134,6 +141,4 @@ def build_server(
             f"[{n}] {p.title}\n{p.url}\n{p.text}" for n, p in enumerate(hits, start=1)
         )
 
-    server.sandbox = sandbox  # type: ignore[attr-defined]
-    server.queries = queries  # type: ignore[attr-defined]
-    return server
+    return WebSearch(server, sandbox, index, queries)

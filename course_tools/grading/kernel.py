@@ -5,6 +5,8 @@ Introduced in: docs/instructor.md
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import os
 import shutil
@@ -20,6 +22,7 @@ from nbclient.exceptions import DeadKernelError
 
 from course_lib.safe_text import printable
 
+from .leftovers import PREFIX, new_private_folder, owner_tag
 from .results import Limits
 from .sandbox import Isolation, kernel_command, kernel_env
 
@@ -100,9 +103,9 @@ class _OneSpec(KernelSpecManager):
 class Kernel:
     """A kernel with its own private folder and a client; always cleaned up by `close`.
 
-    Everything the kernel leaves on this machine (its IPC sockets and connection file, its
-    stderr, and without isolation its working folder, HOME and TMPDIR) is in `self.private`,
-    which `close` deletes.
+    Everything the kernel leaves on this machine (its connection file, its stderr, the link to
+    its sockets, and without isolation its sockets, working folder, HOME and TMPDIR) is in
+    `self.private`, which `close` deletes with the kernel's cgroup.
     """
 
     def __init__(self, isolation: Isolation, limits: Limits | None = None) -> None:
@@ -110,19 +113,36 @@ class Kernel:
         # CPU time: the sandbox's default, or more when the instructor allows a longer notebook.
         budget = int(3 * (limits or Limits()).notebook_timeout)
         resources = replace(isolation.limits, cpu_seconds=max(isolation.limits.cpu_seconds, budget))
-        self.private = tempfile.mkdtemp(prefix="course-grade-")
+        self.limits = resources
+        self.private = new_private_folder()
+        # All the kernel's processes together, in a cgroup of its own where there is one.
+        name = f"{PREFIX}{owner_tag()}-{os.path.basename(self.private)[len(PREFIX) :]}"
+        try:
+            self.group = (
+                isolation.group.create(name, resources.memory_bytes, resources.processes)
+                if isolation.group is not None
+                else None
+            )
+        except OSError:
+            shutil.rmtree(self.private, ignore_errors=True)
+            raise
         self.workdir = os.path.join(self.private, "work")
         os.mkdir(self.workdir)
         # The kernel's stderr: a file with no name, read back only through this handle, so
         # nothing the kernel plants (a symlink, a FIFO) is ever opened by the grader.
         self.stderr = tempfile.TemporaryFile(dir=self.private)
-        # Under bubblewrap the kernel can write only in ipc/ (its sockets) of this folder; the
-        # connection file is bound read-only.
-        ipcdir = os.path.join(self.private, "ipc")
-        os.mkdir(ipcdir)
+        # The kernel's sockets go in ipc/. Under bubblewrap that is a size-limited tmpfs of the
+        # sandbox, reached from here through a link into the sandbox's root made once it runs
+        # (`start`), so nothing the kernel writes lands on this machine's disk; bubblewrap tells
+        # the sandbox's process id through a pipe. The connection file is bound read-only.
+        self.ipcdir = os.path.join(self.private, "ipc")
+        self._info = os.pipe() if isolation.isolated else (-1, -1)
+        if not isolation.isolated:
+            os.mkdir(self.ipcdir)
         connection_file = os.path.join(self.private, "kernel.json")
+        argv = kernel_command(isolation, self.ipcdir, resources, connection_file, self._info[1])
         spec = KernelSpec(
-            argv=kernel_command(isolation, ipcdir, resources, connection_file),
+            argv=self.group.wrap(argv) if self.group else argv,
             display_name="course grading",
             language="python",
             # Under bubblewrap the kernel is in its own session: a signal to the sandbox's process
@@ -133,11 +153,12 @@ class Kernel:
             kernel_name="course-grading",
             kernel_spec_manager=_OneSpec(spec),
             transport="ipc",
-            ip=os.path.join(ipcdir, "k"),
+            ip=os.path.join(self.ipcdir, "k"),
             connection_file=connection_file,
             log=KERNEL_LOG,
         )
         self.client: GradingClient | None = None
+        self.sandbox_pid = 0  # under bubblewrap: the sandbox's first process, once started
         self.closed = False
 
     async def start(self, nb: Any, probe_cells: set[int], limits: Limits) -> GradingClient:
@@ -151,7 +172,13 @@ class Kernel:
                 "--HistoryManager.hist_file=:memory:",
                 "--InteractiveShell.colors=nocolor",
             ],
+            pass_fds=[fd for fd in self._info[1:] if fd >= 0],
         )
+        if self.isolation.isolated:
+            os.close(self._info[1])
+            self._info = (self._info[0], -1)
+            self.sandbox_pid = _child_pid(await _read_to_end(self._info[0], timeout=30))
+            os.symlink(f"/proc/{self.sandbox_pid}/root{self.ipcdir}", self.ipcdir)
         self.client = GradingClient(
             nb,
             probe_cells,
@@ -201,12 +228,74 @@ class Kernel:
         except Exception:  # noqa: BLE001 - cleanup of a dead or stuck kernel must not fail grading
             pass
         finally:
+            for fd in self._info:
+                if fd >= 0:
+                    os.close(fd)
+            self._info = (-1, -1)
+            if os.path.islink(self.ipcdir):  # before jupyter_client removes its socket files
+                os.unlink(self.ipcdir)
             try:
                 await self.km.cleanup_resources()
             except Exception:  # noqa: BLE001
                 pass
             self.stderr.close()
             shutil.rmtree(self.private, ignore_errors=True)
+            await self._remove_group()
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel's memory bound stopped one of its processes."""
+        return self.group is not None and self.group.out_of_memory()
+
+    async def _remove_group(self) -> None:
+        if self.group is None:
+            return
+        for _ in range(100):  # processes take a moment to leave a group once killed
+            self.group.kill()
+            if self.group.remove():
+                return
+            await asyncio.sleep(0.05)
+        KERNEL_LOG.warning("cgroup %s still has processes", self.group.folders)
+
+
+async def _read_to_end(fd: int, timeout: float) -> bytes:
+    """Everything written to pipe `fd` until its writer closes it, within `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    os.set_blocking(fd, False)
+    chunks: list[bytes] = []
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        chunks.append(data)
+        if not data and not ended.done():
+            ended.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await asyncio.wait_for(ended, timeout)
+    finally:
+        loop.remove_reader(fd)
+    return b"".join(chunks)
+
+
+def _child_pid(info: bytes) -> int:
+    """The sandbox's process id from bubblewrap's --info-fd JSON.
+
+    Raises:
+        RuntimeError: bubblewrap wrote none (it failed before starting the sandbox).
+    """
+    try:
+        pid = json.loads(info.decode("utf-8"))["child-pid"]
+    except (ValueError, KeyError, TypeError):
+        raise RuntimeError("bubblewrap did not start the sandbox") from None
+    if not isinstance(pid, int) or pid <= 0:
+        raise RuntimeError("bubblewrap did not start the sandbox")
+    return pid
 
 
 async def run_cell(client: GradingClient, nb: Any, index: int, timeout: float) -> str:

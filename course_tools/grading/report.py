@@ -22,9 +22,16 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from .cases import Exercise
+from .inert_markdown import inline
 from .results import STATUSES, ExerciseResult
 
-__all__ = ["feedback_names", "student_row", "write_feedback", "write_gradebook", "write_results"]
+__all__ = [
+    "feedback_names",
+    "student_row",
+    "write_feedback",
+    "write_gradebook",
+    "write_results",
+]
 
 
 def _points(value: float) -> str:
@@ -70,7 +77,7 @@ def student_row(
         else:
             all_notes += [f"{result.exercise}: {n}" for n in said]
     # What the kernel said (its stderr) is for the instructor only: the gradebook and the JSONL.
-    all_notes += [f"{r.exercise}: kernel stderr: {t}" for r in results for t in r.kernel_log]
+    all_notes += [f"{r.exercise}: kernel said: {t}" for r in results for t in r.kernel_log]
     row["notes"] = printable(" | ".join(all_notes))
     row["seconds"] = f"{sum(r.seconds for r in results):.1f}"
     return row
@@ -197,34 +204,38 @@ _ATTEMPTED_WRONG = {
 def feedback_text(
     student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]
 ) -> str:
-    """Return a student's feedback as Markdown: scores, notes, and each case by label."""
-    lines = [f"# Feedback for {printable(student)}", ""]
+    """Return a student's feedback as Markdown: scores, notes, and each case by label.
+
+    Every piece of text is data (`as_text`): a name such as ``<svg onload=...>`` is shown, never
+    rendered. Text the kernel produced is not in it: its stderr and exact exception names are
+    in `ExerciseResult.kernel_log`, for the instructor.
+    """
+    lines = [f"# Feedback for {inline(student)}", ""]
     by_exercise = {r.exercise: r for r in results}
     for exercise_id, exercise in exercises.items():
         result = by_exercise.get(exercise_id)
         if result is None:
             continue
         lines.append(
-            f"## {exercise.title} ({exercise_id}): "
+            f"## {inline(exercise.title)} ({inline(exercise_id)}): "
             f"{_points(result.score)} / {_points(result.max_score)}, {result.status}"
         )
-        lines += [f"- note: {printable(n)}" for n in result.notes]
+        lines += [f"- note: {inline(n)}" for n in result.notes]
         if result.status == "missing":  # nothing handed in: no list of cases that did not run
             lines.append("")
             continue
         for case in result.cases:
             mark = _MARK.get(case.status, "✗")
-            text = f"- {mark} {case.label} ({_points(case.points)}/{_points(case.max_points)})"
+            text = f"{case.label} ({_points(case.points)}/{_points(case.max_points)})"
             if case.status in _UNANSWERED:
                 text += f": {_UNANSWERED[case.status]}"
             elif case.status == "failed":
-                feedback = getattr(case, "feedback", "")
-                text += f": {feedback}" if feedback else ""
+                text += f": {case.feedback}" if case.feedback else ""
             elif case.status != "passed":
                 text += f": {case.status}"
             if case.status in _ATTEMPTED_WRONG and case.hint:
                 text += f". Hint: {case.hint}"
-            lines.append(text)
+            lines.append(f"- {mark} {inline(text)}")
         lines.append("")
     lines.append(
         "Cases are named by what they check. "

@@ -115,14 +115,22 @@ def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
     try:
         problem = case.judge(value)
     except Exception as exc:  # noqa: BLE001 - an answer of an unexpected shape is a wrong answer
-        problem = f"answer of an unexpected shape ({type(exc).__name__}: {exc})"
+        # The exception's text may repeat the answer (kernel-produced): the instructor only.
+        detail = f"answer of an unexpected shape ({type(exc).__name__}: {exc})"
+        return CaseResult(
+            status="failed",
+            points=0.0,
+            detail=detail,
+            feedback="answer of an unexpected shape" if case.show_detail else "",
+            **base,
+        )
     if problem is None:
         return CaseResult(status="passed", points=case.points, **base)
     if (
         isinstance(problem, tuple) and len(problem) == 2
     ):  # (message, the hint for this way of going wrong)
         problem, base["hint"] = problem
-    shown = str(problem) if getattr(case, "show_detail", False) else ""
+    shown = str(problem) if case.show_detail else ""
     return CaseResult(status="failed", points=0.0, detail=str(problem), feedback=shown, **base)
 
 

@@ -56,10 +56,10 @@ IDEMPOTENT_IS_SAFE = (
 )
 TRUSTS_UNTRUSTED = (
     EX2,
-    '"B": ("confirm with warning", "treat as untrusted"),',
-    '"B": ("allow", "trust output"),',
+    '"B": (PreCall.WARN, PostCall.UNTRUSTED),',
+    '"B": (PreCall.ALLOW, PostCall.TRUST),',
 )
-DENIES_THE_WORK = (EX3, '"on_taint": "confirm",', '"on_taint": "deny",')
+DENIES_THE_WORK = (EX3, '"on_taint": PreCall.CONFIRM,', '"on_taint": PreCall.DENY,')
 
 ANSWERS = {  # (student, exercise): the written answer, as the student typed it
     ("ada", EX1): "Once the model can act on what a page says: a page can tell it to post the "

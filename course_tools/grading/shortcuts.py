@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from .bindings import Bindings, cell_bindings, imported, read_bindings, root_name
 from .cases import Exercise
-from .cells import TRANSFORM_BUDGET, Unreadable, parse_cell, written_file
+from .cells import Unreadable
 from .results import ExerciseResult
 
 __all__ = ["MAX_SOURCE_CHARS", "REVIEW", "RULES", "Rule", "apply_rules", "find_shortcut"]
@@ -79,146 +80,7 @@ RULES = (
     ),
 )
 
-_FILLS = frozenset({"update", "append", "extend", "insert", "add", "setdefault", "__setitem__"})
 _IMPORTERS = frozenset({"__import__", "import_module"})
-
-
-# A module-level name is bound to code (a def, a class, a value) or to an imported origin.
-Binding = ast.AST | str
-
-
-@dataclass
-class _Module:
-    """The names a notebook (or a file it wrote) binds, as they stand after its last cell."""
-
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)
-    star: list[str] = field(default_factory=list)  # modules imported with *
-    written: dict[str, list[ast.Module]] = field(default_factory=dict)  # %%writefile name.py
-    verdicts: dict[str, str | None] = field(default_factory=dict)  # per written file, once
-
-
-def _scope(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what it contains, without entering a def, class or lambda."""
-    todo = [node]
-    while todo:
-        item = todo.pop()
-        yield item
-        if item is node or not isinstance(
-            item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-        ):
-            todo.extend(ast.iter_child_nodes(item))
-
-
-def _root(node: ast.AST) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _is_globals(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals"
-    )
-
-
-def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
-    """(name bound, where it comes from) for each name an import binds (none for a star)."""
-    for alias in node.names:
-        if isinstance(node, ast.ImportFrom):
-            if alias.name != "*":
-                yield alias.asname or alias.name, f"{node.module or ''}.{alias.name}"
-        elif alias.asname:
-            yield alias.asname, alias.name
-        else:  # import a.b binds a
-            yield alias.name.split(".")[0], alias.name.split(".")[0]
-
-
-def _cell(tree: ast.Module, into: _Module) -> dict[str, list[Binding]]:
-    """Add the cell's additive bindings to `into`; return the names the cell (re)binds."""
-    found: dict[str, list[Binding]] = {}
-
-    def bind(name: str, what: Binding) -> None:
-        found.setdefault(name, []).append(what)
-
-    def add(name: str, what: Binding) -> None:
-        into.bindings.setdefault(name, []).append(what)
-
-    for node in _scope(tree):  # module-level statements and expressions, at any depth
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name, node)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                for name in _scope(target):
-                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                        bind(name.id, node.value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            if isinstance(node.target, ast.Name):
-                bind(node.target.id, node.value)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            for name in _scope(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.iter)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in _scope(node.optional_vars):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.context_expr)
-        elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
-            into.star.append(node.module or "")
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for bound, origin in _imported(node):
-                bind(bound, origin)
-    # What adds to a name instead of rebinding it, anywhere (in functions too): a container
-    # filled (TABLE[k] = v, TABLE.update(...)), a `global` written, globals()[...] = v.
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Subscript) and _is_globals(target.value):
-                    key = target.slice
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        add(key.value, node.value)
-                elif isinstance(target, ast.Name) and isinstance(node, ast.AugAssign):
-                    add(target.id, node.value)  # X += ...
-                elif isinstance(target, (ast.Subscript, ast.Attribute)):
-                    root = _root(target)
-                    if root:
-                        add(root, node.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            root = _root(node.func.value)
-            if root and node.func.attr in _FILLS:
-                add(root, node)
-            if _is_globals(node.func.value) and node.func.attr == "update":
-                for keyword in node.keywords:
-                    if keyword.arg:
-                        add(keyword.arg, keyword.value)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
-            for inner in ast.walk(node) if declared else ():
-                if isinstance(inner, ast.Name) and inner.id in declared:
-                    if isinstance(inner.ctx, ast.Store):
-                        add(inner.id, node)  # the function that writes it
-    return found
-
-
-def _module(sources: Sequence[str]) -> _Module:
-    module, extra, budget = _Module(), _Module(), [TRANSFORM_BUDGET]
-    for source in sources:
-        written = written_file(source)
-        if written:  # a file the notebook writes and may import: read as a module of its own
-            tree = parse_cell(written[1], budget)
-            if tree is not None:
-                module.written.setdefault(written[0], []).append(tree)
-            continue
-        tree = parse_cell(source, budget)
-        if tree is not None:
-            module.bindings.update(_cell(tree, extra))  # the last cell to bind a name wins
-            module.star += extra.star
-            extra.star = []
-    for name, more in extra.bindings.items():
-        module.bindings.setdefault(name, []).extend(more)
-    return module
 
 
 def _hit(origin: str, forbidden: frozenset[str]) -> str | None:
@@ -229,7 +91,7 @@ def _hit(origin: str, forbidden: frozenset[str]) -> str | None:
 
 
 def _origin(
-    node: ast.AST, local: dict[str, str], module: _Module, memo: dict[int, str | None]
+    node: ast.AST, local: dict[str, str], module: Bindings, memo: dict[int, str | None]
 ) -> str | None:
     """Where an expression comes from when it is an imported module or one of its names.
 
@@ -240,7 +102,7 @@ def _origin(
 
 
 def _resolve(
-    node: ast.AST, local: dict[str, str], module: _Module, memo: dict[int, str | None]
+    node: ast.AST, local: dict[str, str], module: Bindings, memo: dict[int, str | None]
 ) -> str | None:
     if isinstance(node, ast.Name):
         if node.id in local:
@@ -249,7 +111,7 @@ def _resolve(
     if isinstance(node, ast.Attribute):
         base = _origin(node.value, local, module, memo)
         return f"{base}.{node.attr}" if base else None
-    if isinstance(node, ast.Subscript) and _root(node) == "sys":  # sys.modules["course_lib"]
+    if isinstance(node, ast.Subscript) and root_name(node) == "sys":  # sys.modules["course_lib"]
         key = node.slice
         return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
     if isinstance(node, ast.Call) and node.args:
@@ -267,7 +129,7 @@ def _resolve(
     return None
 
 
-def _uses(node: ast.AST, rule: Rule, module: _Module) -> tuple[str | None, list[str]]:
+def _uses(node: ast.AST, rule: Rule, module: Bindings) -> tuple[str | None, list[str]]:
     """(a forbidden name `node` reaches, or None; the names it loads and does not bind, in
     the order of the source)."""
     stored = {
@@ -279,7 +141,7 @@ def _uses(node: ast.AST, rule: Rule, module: _Module) -> tuple[str | None, list[
     hit = None
     for item in ast.walk(node):  # imports inside the code
         if isinstance(item, (ast.Import, ast.ImportFrom)):
-            for name, origin in _imported(item):
+            for name, origin in imported(item):
                 local[name] = origin
                 hit = hit or _hit(origin, rule.forbidden) or _written(origin, rule, module)
     loads: list[ast.Name] = []
@@ -301,14 +163,14 @@ def _args(arguments: ast.arguments) -> list[ast.arg]:
     return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
 
 
-def _written(origin: str, rule: Rule, module: _Module) -> str | None:
+def _written(origin: str, rule: Rule, module: Bindings) -> str | None:
     """A forbidden name used anywhere in a file the notebook wrote and imports (`origin`)."""
     name = origin.lstrip(".").split(".")[0]
     trees = module.written.get(name, [])
     if trees and name not in module.verdicts:
-        inner = _Module()  # a written file cannot lead back into the notebook
+        inner = Bindings()  # a written file cannot lead back into the notebook
         for tree in trees:
-            for bound, more in _cell(tree, inner).items():
+            for bound, more in cell_bindings(tree, inner).items():
                 inner.bindings.setdefault(bound, []).extend(more)
         module.verdicts[name] = next((h for t in trees if (h := _uses(t, rule, inner)[0])), None)
     return module.verdicts.get(name)
@@ -319,7 +181,7 @@ def find_shortcut(sources: Sequence[str], rule: Rule) -> str | None:
 
     Raises whatever the reading of pathological code raises (RecursionError, MemoryError):
     `apply_rules` turns that into a note."""
-    module = _module(sources)
+    module = read_bindings(sources)
     todo, seen, scanned = deque([rule.target]), set(), set()
     while todo:  # breadth first, in the order of the source: the name reported is the first used
         name = todo.popleft()

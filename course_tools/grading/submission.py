@@ -7,19 +7,42 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import stat
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "READ_TIMEOUT", "Refused", "load", "read_bounded"]
+__all__ = [
+    "MAX_CELLS",
+    "MAX_NOTEBOOK_BYTES",
+    "READ_TIMEOUT",
+    "Loaded",
+    "Refused",
+    "load",
+    "read_bounded",
+]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
+MAX_CELLS = 1_000  # the course's longest exercise has 21 cells
 READ_TIMEOUT = 10.0  # seconds to read one submission file (a stalled network or FUSE mount)
+PARSE_TIMEOUT = 60.0  # seconds to parse it (at most MAX_CELLS cells get that far)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A submission as read: the notebook (None if refused), its sha256, why it was refused, and
+    a note for the instructor (a hard link, say)."""
+
+    nb: Any | None
+    sha256: str = ""
+    problem: str = ""
+    note: str = ""
 
 
 class Refused(Exception):
@@ -62,8 +85,14 @@ def _open_beneath(root: Path, path: Path) -> int:
 
 def read_bounded(root: Path, path: Path, limit: int) -> bytes:
     """Read at most `limit` + 1 bytes of a submission (one more tells that it is too large)."""
+    return _read(root, path, limit)[0]
+
+
+def _read(root: Path, path: Path, limit: int) -> tuple[bytes, int]:
+    """`read_bounded`, and how many names the file has on disk (more than 1: a hard link)."""
     fd = _open_beneath(root, path)
     try:
+        links = os.fstat(fd).st_nlink
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -71,7 +100,7 @@ def read_bounded(root: Path, path: Path, limit: int) -> bytes:
                 break
             chunks.append(chunk)
             size += len(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), links
     finally:
         os.close(fd)
 
@@ -100,27 +129,61 @@ async def _in_thread(work: Callable[[], Any], timeout: float) -> Any:
     return await asyncio.wait_for(future, timeout)
 
 
-async def load(path: Path, root: Path | None = None) -> tuple[Any | None, str, str]:
-    """Return (notebook or None, sha256, problem)."""
+def _parse(data: bytes) -> tuple[Any | None, str]:
+    """(notebook, "") or (None, why not): the cell count is checked before nbformat reads it."""
     try:
-        data = await _in_thread(
-            lambda: read_bounded(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT
+        raw = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None, "not a readable notebook (not JSON)"
+    cells = raw.get("cells") if isinstance(raw, dict) else None
+    count = len(cells) if isinstance(cells, list) else 0
+    if count > MAX_CELLS:
+        return None, (
+            f"the notebook has {count:,} cells; the grader reads notebooks of at most "
+            f"{MAX_CELLS:,} cells: hand in the exercise's notebook without the extra cells"
         )
-    except Refused as exc:
-        return None, "", f"not opened: {exc}"
-    except asyncio.TimeoutError:
-        return None, "", f"reading the file took longer than {READ_TIMEOUT:g} s"
-    except OSError as exc:
-        return None, "", f"cannot read the file ({exc.strerror or type(exc).__name__})"
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        return None, "", f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"
     try:
         nb = nbformat.reads(data.decode("utf-8"), as_version=4)
         cells = list(nb.cells)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is an invalid notebook
-        return None, digest, f"not a readable notebook ({type(exc).__name__})"
+        return None, f"not a readable notebook ({type(exc).__name__})"
     code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
     if not all(isinstance(c.get("source"), str) for c in code):
-        return None, digest, "a code cell has no readable source"
-    return nb, digest, ""
+        return None, "a code cell has no readable source"
+    return nb, ""
+
+
+def _hard_link_note(links: int, digest: str) -> str:
+    if links <= 1:
+        return ""
+    return (
+        f"the notebook is a hard link ({links} names for one file, which may live outside the "
+        f"submissions folder): it was read once, as a copy (sha256 {digest[:12]}), and that copy "
+        "was graded; check that it is the learner's own file"
+    )
+
+
+async def load(path: Path, root: Path | None = None) -> Loaded:
+    """Read and parse one submission, in a thread and within time limits (never raises).
+
+    The file is read once; everything after works on that copy of its bytes.
+    """
+    try:
+        data, links = await _in_thread(
+            lambda: _read(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT
+        )
+    except Refused as exc:
+        return Loaded(None, problem=f"not opened: {exc}")
+    except asyncio.TimeoutError:
+        return Loaded(None, problem=f"reading the file took longer than {READ_TIMEOUT:g} s")
+    except OSError as exc:
+        return Loaded(None, problem=f"cannot read the file ({exc.strerror or type(exc).__name__})")
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return Loaded(None, problem=f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
+    digest = hashlib.sha256(data).hexdigest()
+    note = _hard_link_note(links, digest)
+    try:
+        nb, problem = await _in_thread(lambda: _parse(data), PARSE_TIMEOUT)
+    except asyncio.TimeoutError:
+        nb, problem = None, f"reading the notebook took longer than {PARSE_TIMEOUT:g} s"
+    return Loaded(nb, digest, problem, note)

@@ -27,8 +27,8 @@ from .results import CaseResult, ExerciseResult
 
 __all__ = [
     "CaseSummary",
-    "Outcome",
-    "outcome",
+    "AnswerKind",
+    "answer_kind",
     "reteach",
     "reteach_lines",
     "summarise",
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-class Outcome(Enum):
+class AnswerKind(Enum):
     """What one student's answer to one case tells the instructor."""
 
     PASSED = "passed"
@@ -45,18 +45,18 @@ class Outcome(Enum):
     NOT_JUDGED = "not judged"
 
 
-_OUTCOMES = {
-    "passed": Outcome.PASSED,
-    "failed": Outcome.WRONG,
-    "error": Outcome.WRONG,
-    "not attempted": Outcome.BLANK,
-    "missing": Outcome.BLANK,
+_KINDS = {
+    "passed": AnswerKind.PASSED,
+    "failed": AnswerKind.WRONG,
+    "error": AnswerKind.WRONG,
+    "not attempted": AnswerKind.BLANK,
+    "missing": AnswerKind.BLANK,
 }
 
 
-def outcome(status: str) -> Outcome:
-    """The outcome of a case result's status (timed out, tampered, not run...: not judged)."""
-    return _OUTCOMES.get(status, Outcome.NOT_JUDGED)
+def answer_kind(status: str) -> AnswerKind:
+    """What a case result's status tells (timed out, tampered, not run...: not judged)."""
+    return _KINDS.get(status, AnswerKind.NOT_JUDGED)
 
 
 @dataclass(frozen=True)
@@ -98,13 +98,13 @@ def part_of(case_id: str) -> str:
 
 def _summary(exercise: Exercise, index: int, results: list[ExerciseResult]) -> CaseSummary:
     case = exercise.cases[index]
-    by_outcome: dict[Outcome, list[str]] = {o: [] for o in Outcome}
+    by_kind: dict[AnswerKind, list[str]] = {o: [] for o in AnswerKind}
     hints: Counter[str] = Counter()
     for result in results:
         answer: CaseResult | None = next((c for c in result.cases if c.id == case.id), None)
-        kind = outcome(answer.status) if answer else Outcome.NOT_JUDGED
-        by_outcome[kind].append(result.student)
-        if answer and kind is Outcome.WRONG and answer.hint:
+        kind = answer_kind(answer.status) if answer else AnswerKind.NOT_JUDGED
+        by_kind[kind].append(result.student)
+        if answer and kind is AnswerKind.WRONG and answer.hint:
             hints[answer.hint] += 1
     return CaseSummary(
         exercise=exercise.id,
@@ -113,9 +113,9 @@ def _summary(exercise: Exercise, index: int, results: list[ExerciseResult]) -> C
         label=case.label,
         points=case.points,
         handed_in=len(results),
-        wrong=tuple(by_outcome[Outcome.WRONG]),
-        blank=tuple(by_outcome[Outcome.BLANK]),
-        not_judged=tuple(by_outcome[Outcome.NOT_JUDGED]),
+        wrong=tuple(by_kind[AnswerKind.WRONG]),
+        blank=tuple(by_kind[AnswerKind.BLANK]),
+        not_judged=tuple(by_kind[AnswerKind.NOT_JUDGED]),
         hint=hints.most_common(1)[0][0] if hints else case.hint,
     )
 
@@ -159,13 +159,13 @@ FIELDS = (
 
 
 def _row(summary: CaseSummary) -> list[str]:
-    def names(students: tuple[str, ...], kind: Outcome) -> list[str]:
+    def names(students: tuple[str, ...], kind: AnswerKind) -> list[str]:
         return [f"{printable(s)} ({kind.value})" for s in students]
 
     missed_by = (
-        names(summary.wrong, Outcome.WRONG)
-        + names(summary.blank, Outcome.BLANK)
-        + names(summary.not_judged, Outcome.NOT_JUDGED)
+        names(summary.wrong, AnswerKind.WRONG)
+        + names(summary.blank, AnswerKind.BLANK)
+        + names(summary.not_judged, AnswerKind.NOT_JUDGED)
     )
     return [
         summary.exercise,

@@ -171,8 +171,8 @@ async def _read_all(
     submissions: Sequence[Submission], root: Path
 ) -> dict[tuple[str, str], tuple[Any | None, str]]:
     async def one(sub: Submission, exercise: str, path: Path) -> tuple[Any | None, str]:
-        notebook, _digest, problem = await load(path, root)
-        return notebook, problem
+        loaded = await load(path, root)
+        return loaded.nb, loaded.problem
 
     work = [(s, e, p) for s in submissions for e, p in s.notebooks.items()]
     read = await asyncio.gather(*(one(*w) for w in work))

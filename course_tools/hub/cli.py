@@ -1,7 +1,8 @@
 """``python -m course_tools hub config|prestart|collect|export``: a class on one JupyterHub.
 
-Exit status: 0 done; 1 some servers did not start (prestart); 2 usage error (bad folder or
-flag); 3 something the hub needs is missing or the hub cannot be reached.
+Exit status: 0 done; 1 some servers did not start (prestart: each is named); 2 usage error
+(bad folder or flag); 3 something the hub needs is missing or the hub cannot be reached;
+130 interrupted (Ctrl-C).
 
 Introduced in: docs/hub.md
 """
@@ -12,33 +13,34 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from course_lib.safe_text import printable
 
 from ..handin import MANIFEST, record_collection
 from .api import HubAPI, HubError
-from .collect import Limits, collect
-from .config import PASSWORD_NAME, TOKEN_NAME, HubSettings, learner_names, write
+from .collect import CollectLimits, collect
+from .config import PASSWORD_NAME, SPAWN_TIMEOUT, TOKEN_NAME, HubSettings, learner_names, write
+from .confinement import hub_problem
 from .content import CourseNotFound, course_root, exercise_ids
 from .export import BRANCH, ExportError, export, nbgitpuller_link
-from .prestart import prestart
+from .prestart import Pace, prestart
 from .requirements import find_proxy, missing
+from .runtime import build_font_cache, matplotlib_dir
 
 HELP = (
     "run the course for a class on one JupyterHub: config, prestart, collect, export (docs/hub.md)"
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MISSING = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
 
 
 def _env_path(name: str, default: str) -> Path:
     return Path(os.environ.get(name) or default)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="hub_command", metavar="STEP", required=True)
-    hub_dir = _env_path("COURSE_HUB_DIR", "hub-class")
-
+def _config_arguments(sub: Any, hub_dir: Path) -> None:
     config = sub.add_parser(
         "config", help="write jupyterhub_config.py (and its password and API token) into --dir"
     )
@@ -85,11 +87,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the proxy's control port on 127.0.0.1 (default 8001)",
     )
     config.add_argument(
+        "--readable",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder learners' servers may read (repeatable; e.g. an nbgitpuller export "
+        "under /tmp, which their private /tmp hides)",
+    )
+    config.add_argument(
         "--proxy",
         default=None,
         help="configurable-http-proxy program (default: $COURSE_HUB_PROXY, hub/proxy, PATH)",
     )
+    config.add_argument(
+        "--spawn-timeout",
+        type=int,
+        default=SPAWN_TIMEOUT,
+        help=f"seconds one learner's server may take to start (default {SPAWN_TIMEOUT})",
+    )
 
+
+def _prestart_arguments(sub: Any, hub_dir: Path) -> None:
     start = sub.add_parser(
         "prestart", help="start every learner's server through the hub's REST API, before class"
     )
@@ -106,9 +125,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("COURSE_HUB_URL", "http://127.0.0.1:8000"),
         help="the hub's address (default: $COURSE_HUB_URL or http://127.0.0.1:8000)",
     )
+    pace = Pace()
     start.add_argument(
-        "--timeout", type=float, default=300, help="seconds to wait for every server (default 300)"
+        "--timeout",
+        type=float,
+        default=pace.deadline,
+        help=f"seconds for the whole class to start (default {pace.deadline:g}); whoever is "
+        "not ready by then is named",
     )
+    start.add_argument(
+        "--parallel",
+        type=int,
+        default=pace.parallel,
+        help=f"servers starting at the same time (default {pace.parallel})",
+    )
+    start.add_argument(
+        "--retries",
+        type=int,
+        default=pace.retries,
+        help=f"times a server whose spawn failed is asked for again (default {pace.retries})",
+    )
+    start.add_argument(
+        "--request-timeout",
+        type=float,
+        default=30,
+        help="seconds to wait for the hub to answer one request (default 30); a request it "
+        "answers later counts as a server still starting",
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="hub_command", metavar="STEP", required=True)
+    hub_dir = _env_path("COURSE_HUB_DIR", "hub-class")
+
+    _config_arguments(sub, hub_dir)
+    _prestart_arguments(sub, hub_dir)
 
     take = sub.add_parser(
         "collect",
@@ -135,7 +186,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     take.add_argument(
         "--max-bytes",
         type=int,
-        default=Limits().max_bytes,
+        default=CollectLimits().max_bytes,
         help="largest notebook copied (default 5 MB)",
     )
 
@@ -173,8 +224,12 @@ def _config(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         hub_port=args.hub_port,
         proxy_api_port=args.proxy_api_port,
+        spawn_timeout=args.spawn_timeout,
+        readable=tuple(args.readable),
     )
     learner_names(args.prefix, args.users)  # validates before anything is written
+    if args.spawn_timeout < 1:
+        raise ValueError(f"--spawn-timeout must be 1 s or more, not {args.spawn_timeout}")
     path = write(settings)
     s = settings.resolved()
     print(f"wrote {path}")
@@ -186,12 +241,25 @@ def _config(args: argparse.Namespace) -> int:
         f"  shared password: in {s.hub_dir / PASSWORD_NAME}; instructor API token: in "
         f"{s.hub_dir / TOKEN_NAME}"
     )
-    problems = missing(course, s.venv_bin, find_proxy(course, args.proxy))
+    fonts = build_font_cache(s.hub_dir, s.venv_bin / "python")
+    if fonts:
+        print(
+            f"  matplotlib's font cache not built ({printable(fonts, limit=200)}): each "
+            "learner builds their own at their first plot",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"  matplotlib's font cache: built once for every learner, in "
+            f"{matplotlib_dir(s.hub_dir)}"
+        )
+    problems = [str(m) for m in missing(course, s.venv_bin, find_proxy(course, args.proxy))]
+    problems += [p for p in [hub_problem(course, s.venv_bin, s.homes, s.hub_dir)] if p]
     for problem in problems:
         print(f"  {problem}", file=sys.stderr)
     if problems:
         print(
-            "  the config is written, but the hub cannot start until the above is installed",
+            "  the config is written, but the hub cannot start until the above is fixed",
             file=sys.stderr,
         )
         return EXIT_MISSING
@@ -215,18 +283,37 @@ def _prestart(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-    report = prestart(
-        HubAPI(args.hub_url, token), learner_names(args.prefix, args.users), timeout=args.timeout
-    )
-    print(f"{len(report.ready)} of {args.users} servers ready in {report.seconds:.0f} s")
-    if report.failed:
-        print(f"failed to start (see the hub's log): {', '.join(report.failed)}", file=sys.stderr)
-    if report.waiting:
+    names = learner_names(args.prefix, args.users)
+    pace = Pace(deadline=args.timeout, parallel=args.parallel, retries=args.retries)
+    if args.request_timeout <= 0:
+        raise ValueError(f"--request-timeout must be more than 0, not {args.request_timeout:g}")
+    api = HubAPI(args.hub_url, token, timeout=args.request_timeout)
+    try:
+        report = prestart(api, names, pace, progress=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
         print(
-            f"still starting after {args.timeout:.0f} s: {', '.join(report.waiting)}",
+            "hub prestart: interrupted; the servers the hub was starting go on starting. "
+            "Run the same command again to wait for them.",
             file=sys.stderr,
         )
-    return EXIT_OK if len(report.ready) == args.users else EXIT_FAILED
+        return EXIT_INTERRUPTED
+    print(f"{len(report.ready)} of {report.total} servers ready in {report.seconds:.0f} s")
+    for name, reason in report.failed.items():
+        print(f"failed: {name}: {reason}", file=sys.stderr)
+    if report.failed:
+        print(
+            "  the hub's log (the terminal running jupyterhub) says more; run the same command "
+            "again to retry them",
+            file=sys.stderr,
+        )
+    if report.waiting:
+        print(
+            f"still starting after {pace.deadline:g} s: {', '.join(report.waiting)}\n"
+            "  the hub goes on starting them: run the same command again to wait for them, "
+            "or give --timeout more seconds",
+            file=sys.stderr,
+        )
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def _count(number: int, noun: str) -> str:
@@ -240,7 +327,7 @@ def _collect(args: argparse.Namespace) -> int:
         args.out,
         exercises,
         folder=args.exercises_dir,
-        limits=Limits(max_bytes=args.max_bytes),
+        limits=CollectLimits(max_bytes=args.max_bytes),
     )
     record_collection(args.out, report.notebooks)  # when each was collected, for --deadline
     for skipped in report.skipped:
@@ -287,3 +374,14 @@ def run(args: argparse.Namespace) -> int:
     except HubError as error:
         print(f"hub {args.hub_command}: {error}", file=sys.stderr)
         return EXIT_MISSING
+    except OSError as error:  # a folder that cannot be written, a full disk...
+        where = f" ({printable(str(error.filename))})" if error.filename else ""
+        print(
+            f"hub {args.hub_command}: {printable(error.strerror or str(error))}{where}: check "
+            "the folder's permissions and free space",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"hub {args.hub_command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -3,8 +3,9 @@
 ``HOMES/<learner>/exercises/NN_name.ipynb`` -> ``OUT/<learner>/NN_name.ipynb``, exactly the
 course's exercise names and nothing else. The homes are attacker-controlled (a learner's kernel
 can write anything there), so: no symbolic link is followed, at any depth; only regular files
-are read (a FIFO or a device is never opened for reading); sizes are bounded; names reach the
-terminal only through `printable()`. Everything not collected is reported with the reason.
+with one name (no hard link) owned by the home's owner are read (a FIFO or a device is never
+opened for reading); sizes are bounded; names reach the terminal only through `printable()`.
+Everything not collected is reported with the reason.
 
 Introduced in: docs/hub.md
 """
@@ -20,13 +21,13 @@ from pathlib import Path, PurePosixPath
 
 from course_lib.safe_text import printable
 
-__all__ = ["Collected", "Limits", "Skipped", "collect"]
+__all__ = ["Collected", "CollectLimits", "Skipped", "collect"]
 
 _LEARNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 
 
 @dataclass(frozen=True)
-class Limits:
+class CollectLimits:
     max_bytes: int = 5_000_000  # per notebook; the course's largest exercise is ~60 kB
     max_entries: int = 2_000  # entries listed in one folder before giving up on it
     max_learners: int = 1_000
@@ -78,28 +79,43 @@ def _is_link(name: str, dir_fd: int | None) -> bool:
         return False
 
 
-def _read_notebook(name: str, dir_fd: int, limits: Limits) -> bytes:
-    """The bytes of regular file `name` in `dir_fd`, refused when it is anything else or too big."""
-    try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        raise _Refused("not handed in (no such file)") from None
+def _check(info: os.stat_result, owner: int, limits: CollectLimits) -> None:
+    """Refuse anything but a regular file of the home's owner with one name, within the limit.
+
+    A hard link (more than one name) is the same file as another one, which the learner's
+    kernel could read but that is not theirs: a canary outside the homes, another learner's
+    notebook. A file of another user is not this learner's work either.
+    """
     if stat.S_ISLNK(info.st_mode):
         raise _Refused("a symbolic link, not followed")
     if not stat.S_ISREG(info.st_mode):
         raise _Refused("not a regular file")
+    if info.st_nlink != 1:
+        raise _Refused(
+            f"a hard link (the file has {info.st_nlink} names, so it may be another file's): "
+            "not collected; ask the learner to save a copy of their notebook under this name"
+        )
+    if info.st_uid != owner:
+        raise _Refused(f"owned by another user than the home's (uid {info.st_uid}), not collected")
     if info.st_size > limits.max_bytes:
         raise _Refused(
             f"{info.st_size} bytes, over the {limits.max_bytes}-byte limit for a notebook"
         )
+
+
+def _read_notebook(name: str, dir_fd: int, owner: int, limits: CollectLimits) -> bytes:
+    """The bytes of file `name` in `dir_fd` if `_check` accepts it (before and once open)."""
+    try:
+        _check(os.stat(name, dir_fd=dir_fd, follow_symlinks=False), owner, limits)
+    except FileNotFoundError:
+        raise _Refused("not handed in (no such file)") from None
     # O_NONBLOCK: if the file was swapped for a FIFO since the stat, opening it does not hang.
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except OSError as error:
         raise _Refused(f"cannot be opened ({error.strerror})") from None
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _Refused("not a regular file")
+        _check(os.fstat(handle.fileno()), owner, limits)  # the file opened is the one checked
         data = handle.read(limits.max_bytes + 1)
     if len(data) > limits.max_bytes:
         raise _Refused(f"over the {limits.max_bytes}-byte limit for a notebook")
@@ -112,7 +128,7 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _listing(dir_fd: int, limits: Limits) -> list[str]:
+def _listing(dir_fd: int, limits: CollectLimits) -> list[str]:
     names = []
     with os.scandir(dir_fd) as entries:
         for entry in entries:
@@ -128,7 +144,7 @@ def _collect_learner(
     parts: tuple[str, ...],
     exercises: list[str],
     out: Path,
-    limits: Limits,
+    limits: CollectLimits,
     report: Collected,
 ) -> None:
     where = printable(learner)
@@ -137,6 +153,7 @@ def _collect_learner(
         parents=True, exist_ok=True
     )  # the grader gives every learner a row, even with nothing handed in
     fds: list[int] = []
+    owner = os.fstat(home_fd).st_uid  # the learner: whoever owns the home
     try:
         fd = home_fd
         for part in parts:
@@ -165,7 +182,7 @@ def _collect_learner(
         for exercise in exercises:
             name = f"{exercise}.ipynb"
             try:
-                data = _read_notebook(name, fd, limits)
+                data = _read_notebook(name, fd, owner, limits)
             except _Refused as why:
                 report.skipped.append(Skipped(f"{where}/{name}", str(why)))
                 continue
@@ -184,7 +201,7 @@ def collect(
     exercises: list[str],
     *,
     folder: str = "exercises",
-    limits: Limits = Limits(),
+    limits: CollectLimits = CollectLimits(),
 ) -> Collected:
     """Copy each learner's exercise notebooks from `homes` into `out`; report what was skipped.
 

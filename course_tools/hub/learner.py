@@ -1,9 +1,13 @@
 """A simulated learner: runs a notebook on their own server over the kernel protocol.
 
-What JupyterLab does when a learner opens a notebook and runs every cell: create a session
+What JupyterLab does when a learner opens a notebook and runs every cell: load the page and
+what JupyterLab asks its server for at start (`LAB_START`; not its scripts), create a session
 (the kernel starts in the notebook's folder), read the notebook through the contents API, send
 one ``execute_request`` per code cell over the kernel's websocket and wait for its reply.
-Used by benchmarks/bench_hub.py and the peer test; needs tornado (a JupyterHub dependency).
+The websocket speaks JupyterLab 4's binary ``v1.kernel.websocket.jupyter.org`` protocol
+(framed by Jupyter Server's own functions), falling back to JSON text if the server offers
+only that. Used by benchmarks/bench_hub.py and the peer test; needs tornado and Jupyter Server
+(JupyterHub's dependencies).
 
 Introduced in: docs/hub.md
 """
@@ -18,10 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-from tornado.websocket import websocket_connect
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_msg_from_ws_v1,
+    serialize_msg_to_ws_v1,
+)
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+from tornado.websocket import WebSocketClientConnection, WebSocketError, websocket_connect
+
+from course_lib.safe_text import printable
 
 __all__ = ["NotebookRun", "pull_distribution", "put_notebook", "run_notebook"]
+
+V1 = "v1.kernel.websocket.jupyter.org"  # JupyterLab 4's kernel websocket protocol
+_PARTS = ("header", "parent_header", "metadata", "content")
 
 
 @dataclass
@@ -34,18 +47,28 @@ class NotebookRun:
 
 
 class _Server:
-    def __init__(self, hub_url: str, learner: str, token: str) -> None:
+    """A learner's server behind the hub; every request waits at most `timeout` seconds."""
+
+    def __init__(self, hub_url: str, learner: str, token: str, timeout: float = 120) -> None:
         self.base = f"{hub_url.rstrip('/')}/user/{quote(learner)}"
         self.headers = {"Authorization": f"token {token}"}
         self.client = AsyncHTTPClient()
+        self.timeout = timeout
 
-    async def call(self, method: str, path: str, body: Any = None, timeout: float = 120) -> Any:
+    def request(self, url: str, **options: Any) -> HTTPRequest:
+        return HTTPRequest(
+            url,
+            headers=self.headers,
+            connect_timeout=self.timeout,
+            request_timeout=self.timeout,
+            **options,
+        )
+
+    async def call(self, method: str, path: str, body: Any = None) -> Any:
         answer = await self.client.fetch(
-            HTTPRequest(
+            self.request(
                 self.base + path,
                 method=method,
-                headers=self.headers,
-                request_timeout=timeout,
                 body=None if body is None else json.dumps(body),
                 allow_nonstandard_methods=True,
             ),
@@ -98,11 +121,7 @@ async def pull_distribution(
     """
     server = _Server(hub_url, learner, token)
     query = urlencode({"repo": repo_url, "branch": "main", "targetpath": folder})
-    answer = await server.client.fetch(
-        HTTPRequest(
-            f"{server.base}/git-pull/api?{query}", headers=server.headers, request_timeout=120
-        )
-    )
+    answer = await server.client.fetch(server.request(f"{server.base}/git-pull/api?{query}"))
     return [
         json.loads(line[5:])
         for line in answer.body.decode().splitlines()
@@ -113,10 +132,53 @@ async def pull_distribution(
 async def run_notebook(
     hub_url: str, learner: str, token: str, path: str, *, cell_timeout: float = 120
 ) -> NotebookRun:
-    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down."""
+    """Open `path` (in the learner's home) in a new kernel, run every code cell, shut it down.
+
+    Whatever goes wrong (an HTTP error, a timeout, a closed websocket) is recorded in the
+    run's `errors`, never raised: one learner's failure is a figure, not the end of the class.
+    """
     started = time.monotonic()
     run = NotebookRun(learner, path)
-    server = _Server(hub_url, learner, token)
+    try:
+        await _run_cells(_Server(hub_url, learner, token, cell_timeout), run, cell_timeout)
+    except (
+        HTTPClientError,
+        WebSocketError,
+        OSError,
+        asyncio.TimeoutError,
+        KeyError,
+        ValueError,
+    ) as error:
+        run.errors.append(f"{type(error).__name__}: {printable(str(error), limit=200)}")
+    run.seconds = time.monotonic() - started
+    return run
+
+
+# What JupyterLab 4 asks its server for when it opens (besides its scripts and styles).
+LAB_START = (
+    "/api/me",
+    "/lab/api/settings",
+    "/lab/api/translations/default",
+    "/api/kernelspecs",
+    "/api/sessions",
+    "/api/kernels",
+    "/api/terminals",
+    "/lsp/status",
+    "/lab/api/workspaces/default",
+)
+
+
+async def _open_lab(server: _Server, path: str) -> None:
+    """Load JupyterLab's page for `path`, then what it asks for at start."""
+    page = await server.client.fetch(server.request(f"{server.base}/lab/tree/{quote(path)}"))
+    if b"jupyter-config-data" not in page.body:
+        raise ValueError(f"{server.base}/lab/tree/{path} is not JupyterLab's page")
+    await asyncio.gather(*(server.call("GET", api) for api in LAB_START))
+
+
+async def _run_cells(server: _Server, run: NotebookRun, cell_timeout: float) -> None:
+    path = run.path
+    await _open_lab(server, path)
     model = await server.call("GET", f"/api/contents/{quote(path)}?content=1&type=notebook")
     session = await server.call(
         "POST",
@@ -126,45 +188,72 @@ async def run_notebook(
     kernel = session["kernel"]["id"]
     ws_url = server.base.replace("http", "ws", 1) + f"/api/kernels/{kernel}/channels"
     socket = await websocket_connect(
-        HTTPRequest(ws_url, headers=server.headers), max_message_size=50_000_000
+        server.request(ws_url),
+        max_message_size=50_000_000,
+        subprotocols=[V1],
     )
     try:
         for index, cell in enumerate(model["content"]["cells"]):
             if cell["cell_type"] != "code" or not "".join(cell["source"]).strip():
                 continue
-            request = _message("".join(cell["source"]), session["id"])
-            await socket.write_message(json.dumps(request))
             run.cells += 1
-            deadline = time.monotonic() + cell_timeout
-            replied = idle = False
-            while not (replied and idle):
-                try:
-                    raw = await asyncio.wait_for(
-                        socket.read_message(), max(0.1, deadline - time.monotonic())
-                    )
-                except asyncio.TimeoutError:
-                    run.errors.append(f"cell {index}: no reply within {cell_timeout:.0f} s")
-                    return run
-                if raw is None:
-                    run.errors.append(f"cell {index}: the kernel's websocket closed")
-                    return run
-                message = json.loads(raw)
-                if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
-                    continue
-                kind = message["header"]["msg_type"]
-                if kind == "execute_reply":
-                    replied = True
-                    content = message["content"]
-                    expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
-                    if content["status"] == "error" and not expected:
-                        run.errors.append(
-                            f"cell {index}: {content.get('ename')}: "
-                            f"{content.get('evalue', '')[:200]}"
-                        )
-                elif kind == "status" and message["content"]["execution_state"] == "idle":
-                    idle = True
+            error = await _execute(socket, cell, session["id"], cell_timeout)
+            if error:
+                run.errors.append(f"cell {index}: {error}")
+                if error.startswith(_STOPS):
+                    return
     finally:
         socket.close()
         await server.call("DELETE", f"/api/sessions/{session['id']}")
-        run.seconds = time.monotonic() - started
-    return run
+
+
+_STOPS = ("no reply within", "the kernel's websocket closed")
+
+
+async def _send(socket: WebSocketClientConnection, message: dict[str, Any]) -> None:
+    if socket.selected_subprotocol == V1:
+        parts = [json.dumps(message[part]).encode() for part in _PARTS]
+        await socket.write_message(serialize_msg_to_ws_v1(parts, message["channel"]), binary=True)
+    else:
+        await socket.write_message(json.dumps(message))
+
+
+def _decoded(socket: WebSocketClientConnection, raw: str | bytes) -> dict[str, Any]:
+    if socket.selected_subprotocol != V1:
+        return dict(json.loads(raw))
+    channel, parts = deserialize_msg_from_ws_v1(raw)
+    message = {part: json.loads(data) for part, data in zip(_PARTS, parts)}
+    return {**message, "channel": channel}
+
+
+async def _execute(
+    socket: WebSocketClientConnection, cell: dict[str, Any], session: str, timeout: float
+) -> str:
+    """Run one cell; return "" or what went wrong (an unexpected error, no reply...)."""
+    request = _message("".join(cell["source"]), session)
+    await _send(socket, request)
+    deadline = time.monotonic() + timeout
+    replied = idle = False
+    error = ""
+    while not (replied and idle):
+        try:
+            raw = await asyncio.wait_for(
+                socket.read_message(), max(0.1, deadline - time.monotonic())
+            )
+        except asyncio.TimeoutError:
+            return f"no reply within {timeout:.0f} s"
+        if raw is None:
+            return "the kernel's websocket closed"
+        message = _decoded(socket, raw)
+        if message.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+            continue
+        kind = message["header"]["msg_type"]
+        if kind == "execute_reply":
+            replied = True
+            content = message["content"]
+            expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+            if content["status"] == "error" and not expected:
+                error = f"{content.get('ename')}: {content.get('evalue', '')[:200]}"
+        elif kind == "status" and message["content"]["execution_state"] == "idle":
+            idle = True
+    return error

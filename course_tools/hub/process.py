@@ -11,6 +11,7 @@ Introduced in: docs/hub.md
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from .api import HubAPI, HubError
 from .config import CONFIG_NAME, TOKEN_NAME, HubSettings
+from .runtime import hub_runtime_dir
 
 __all__ = ["RunningHub", "descendants", "free_port"]
 
@@ -77,6 +79,15 @@ class RunningHub:
             start_new_session=True,
         )
         log.close()
+        try:
+            self._wait_until_ready()
+        except BaseException:  # not ready, an error, or Ctrl-C: stop what was started
+            self.stop()
+            raise
+        return self
+
+    def _wait_until_ready(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + self.ready_timeout
         while True:
             if self.process.poll() is not None:
@@ -87,11 +98,10 @@ class RunningHub:
             try:
                 status, _ = self.api.call("GET", "/")
                 if status < 400:
-                    return self
+                    return
             except HubError:
                 pass
             if time.monotonic() > deadline:
-                self.stop()
                 raise HubError(
                     f"the hub did not answer within {self.ready_timeout:.0f} s; its log: "
                     f"{self.log_tail()}"
@@ -105,7 +115,8 @@ class RunningHub:
             return "(no log)"
 
     def stop(self, timeout: float = 60) -> None:
-        """SIGTERM to the hub (it stops its servers and proxy), then SIGKILL to what is left."""
+        """SIGTERM to the hub (it stops its servers and proxy), then SIGKILL to what is left;
+        then delete the hub's kernel runtime folders (`runtime.hub_runtime_dir`)."""
         if self.process is None:
             return
         group = self.process.pid
@@ -123,6 +134,10 @@ class RunningHub:
                 pass
         self.process.wait()
         self.stopped = [group, *left]
+        try:
+            shutil.rmtree(hub_runtime_dir(self.settings.hub_dir), ignore_errors=True)
+        except RuntimeError:
+            pass  # the private parent was made by someone else: this hub could not use it
 
     def __enter__(self) -> RunningHub:  # noqa: PYI034 (Python 3.10 has no typing.Self)
         return self.start()

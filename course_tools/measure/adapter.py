@@ -27,7 +27,7 @@ from .scratch import Workspace, cli_version
 from .servers import MeasurementServers
 from .standin import Script
 
-__all__ = ["ROOT", "ClientAdapter", "Pin", "Run"]
+__all__ = ["ROOT", "ClientAdapter", "Pin", "CliRun"]
 
 ROOT = Path(__file__).resolve().parents[2]
 """The course's checkout: `.peers/` (where `.ci/peers` installs the CLIs) is under it."""
@@ -70,7 +70,7 @@ class Pin:
 
 
 @dataclass
-class Run:
+class CliRun:
     """What one run of a CLI left: the stand-in's events, the servers' log lines, its exit."""
 
     events: list[dict[str, Any]]
@@ -129,7 +129,7 @@ class ClientAdapter(ABC):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         """Configure the CLI in `work` (private HOME, project), run one headless turn, return it."""
 
     def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from course_lib.decisions import Outcome
 from course_lib.measured import Result
-from course_lib.permissions import Outcome
 
-from .adapter import Run
+from .adapter import CliRun
 
 __all__ = ["attempted", "classify", "short_name"]
 
@@ -32,7 +32,7 @@ def short_name(tool: str) -> str:
     return tool.split("__", 2)[2]
 
 
-def _results_by_tool(run: Run) -> dict[str, list[str]]:
+def _results_by_tool(run: CliRun) -> dict[str, list[str]]:
     """The text of every result the model was sent, by the planned tool it answers."""
     tool_of = {e.get("tool_use_id"): e["tool"] for e in run.events if e["kind"] == "tool_use"}
     texts: dict[str, list[str]] = {}
@@ -48,12 +48,12 @@ def _output_about(output: str, short: str) -> str:
     return " ".join(line for line in output.splitlines() if named.search(line))
 
 
-def attempted(run: Run) -> set[str]:
+def attempted(run: CliRun) -> set[str]:
     return {e["tool"] for e in run.events if e["kind"] == "tool_use"}
 
 
 def classify(
-    run: Run, tools: Sequence[str], headless_phrases: Sequence[str] = ()
+    run: CliRun, tools: Sequence[str], headless_phrases: Sequence[str] = ()
 ) -> dict[str, Result]:
     """Classify each planned tool's call from the stand-in's events and the servers' call log."""
     offered: set[str] = set()

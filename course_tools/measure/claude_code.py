@@ -20,7 +20,7 @@ from typing import Any
 
 from course_lib.measured import Result
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .anthropic_standin import AnthropicStandIn
 from .classify import classify
 from .errors import MeasureError
@@ -108,7 +108,7 @@ class ClaudeCode(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         """One ``claude -p`` run; retried once when the MCP servers were not connected in time."""
         plan = sorted({t for turn in script.turns for t in turn})
         for attempt in (1, 2):
@@ -143,7 +143,7 @@ class ClaudeCode(ClientAdapter):
         permissions: dict[str, Any],
         script: Script,
         attempt: str = "",
-    ) -> Run:
+    ) -> CliRun:
         config = self._config(servers, work, attempt)
         args = [cli, "-p", PROMPT, "--output-format", "stream-json", "--verbose"]
         args += ["--mcp-config", str(config), "--strict-mcp-config", "--permission-mode", mode]
@@ -157,7 +157,7 @@ class ClaudeCode(ClientAdapter):
             env = self._env(work, stand_in.url, servers)
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        run = require_turns(Run(events, servers.calls_since(mark), finished), f"claude ({mode})")
+        run = require_turns(CliRun(events, servers.calls_since(mark), finished), f"claude ({mode})")
         deferred = any(e["kind"] == "turn" and e.get("tool_search") for e in events)
         offered = {t for e in events if e["kind"] == "turn" for t in e["offered"]}
         if deferred and not offered & set(PLAN):

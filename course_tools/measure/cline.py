@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .chat_standin import ChatStandIn
 from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
@@ -98,7 +98,7 @@ class Cline(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         mark = servers.mark()
         with ChatStandIn(script, token=servers.token, wire_names=wire_names()) as stand_in:
             self._setup(servers, work, stand_in.url)
@@ -106,4 +106,4 @@ class Cline(ClientAdapter):
             args = [cli, "--json", *MODES[mode], PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"cline ({mode})")
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), f"cline ({mode})")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .findings import combinations
 from .harness import PROMPT, require_turns
 from .process import run_contained
@@ -79,7 +79,7 @@ class Codex(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         codex_home = work.home / ".codex"
         codex_home.mkdir(mode=0o700)
         mark = servers.mark()
@@ -95,4 +95,4 @@ class Codex(ClientAdapter):
             args = [cli, "exec", "--json", "--skip-git-repo-check", *CODEX_MODES[mode], PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"codex ({mode})")
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), f"codex ({mode})")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .chat_standin import ChatStandIn
 from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
@@ -96,7 +96,7 @@ class Continue(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         mark = servers.mark()
         with ChatStandIn(script, token=servers.token, wire_names=wire_names()) as stand_in:
             config = work.project / "config.yaml"
@@ -109,4 +109,4 @@ class Continue(ClientAdapter):
                     args += [setting["flag"], tool]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"cn ({mode})")
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), f"cn ({mode})")

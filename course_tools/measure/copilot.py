@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .chat_standin import ChatStandIn
 from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
@@ -114,7 +114,7 @@ class Copilot(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         mark = servers.mark()
         names = wire_names(servers)
         with ChatStandIn(script, token=servers.token, wire_names=names) as stand_in:
@@ -122,7 +122,8 @@ class Copilot(ClientAdapter):
             args = [cli, "-p", PROMPT, *options, *MODES[mode], *setting.get("args", [])]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"copilot ({mode})")
+        run = CliRun(events, servers.calls_since(mark), finished)
+        return require_turns(run, f"copilot ({mode})")
 
     def tui(self) -> dict[str, re.Pattern[str]]:
         return {

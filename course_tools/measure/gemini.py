@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .findings import concurrency, startup
 from .gemini_standin import GeminiStandIn
 from .harness import PLAN, PROMPT, require_turns
@@ -159,7 +159,7 @@ class Gemini(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         folder = work.home / ".gemini"
         folder.mkdir(mode=0o700)
         (folder / "settings.json").write_text(_settings_json(servers, setting), encoding="utf-8")
@@ -175,4 +175,5 @@ class Gemini(ClientAdapter):
             args = [cli, "--approval-mode", mode, "-p", PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"gemini ({mode})")
+        run = CliRun(events, servers.calls_since(mark), finished)
+        return require_turns(run, f"gemini ({mode})")

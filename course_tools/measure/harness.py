@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from course_lib.decisions import Outcome
 from course_lib.measured import Cell, Measurement, Result
-from course_lib.permissions import Outcome
 
-from .adapter import ClientAdapter, Run
+from .adapter import ClientAdapter, CliRun
 from .classify import attempted, classify, short_name
 from .errors import MeasureError
 from .profiles import OTHER_TOOL, PROFILES
@@ -51,7 +51,7 @@ PROMPT = "Call each measurement tool once."
 Progress = Callable[[str], None]
 
 
-def require_turns(run: Run, what: str) -> Run:
+def require_turns(run: CliRun, what: str) -> CliRun:
     """`run`, if the CLI asked the stand-in model for at least one turn.
 
     Raises:
@@ -75,7 +75,7 @@ def one_run(
     mode: str,
     setting: dict[str, Any],
     script: Script,
-) -> Run:
+) -> CliRun:
     with workspace() as tmp:
         return adapter.run_turn(cli, servers, Workspace(Path(tmp)), mode, setting, script)
 

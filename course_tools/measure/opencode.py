@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .chat_standin import ChatStandIn
 from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
@@ -97,7 +97,7 @@ class Opencode(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         mark = servers.mark()
         names = self.wire_names(servers)
         with ChatStandIn(script, token=servers.token, wire_names=names) as stand_in:
@@ -109,4 +109,4 @@ class Opencode(ClientAdapter):
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         what = f"{self.pin.program} ({mode})"
-        return require_turns(Run(events, servers.calls_since(mark), finished), what)
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), what)

@@ -164,10 +164,10 @@ def file_ops_tools() -> list[Any]:
 
     from mcp import Client
 
-    from course_lib.servers.file_ops import build_server
+    from course_lib.servers.file_ops import file_ops_server
 
     async def listed() -> list[Any]:
-        async with Client(build_server()) as client:
+        async with Client(file_ops_server().server) as client:
             return list((await client.list_tools()).tools)
 
     return asyncio.run(listed())

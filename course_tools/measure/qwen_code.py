@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, Pin, Run
+from .adapter import ClientAdapter, CliRun, Pin
 from .chat_standin import ChatStandIn
 from .findings import concurrency, startup
 from .harness import PROMPT, require_turns
@@ -98,7 +98,7 @@ class QwenCode(ClientAdapter):
         mode: str,
         setting: dict[str, Any],
         script: Script,
-    ) -> Run:
+    ) -> CliRun:
         folder = work.home / ".qwen"
         folder.mkdir(mode=0o700)
         (folder / "settings.json").write_text(_settings_json(servers, setting), encoding="utf-8")
@@ -110,4 +110,4 @@ class QwenCode(ClientAdapter):
             args += ["--approval-mode", mode, "-p", PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-        return require_turns(Run(events, servers.calls_since(mark), finished), f"qwen ({mode})")
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), f"qwen ({mode})")

@@ -47,13 +47,22 @@ ORDER = [
     "notebooks/06_beyond_hints",
     "book/glossary",
     "docs/instructor",
+    "docs/grading",
+    "docs/hub",
+    "docs/connect",
+    "docs/inspect",
+    "docs/measure",
+    "docs/book",
+    "docs/benchmarks",
+    "docs/contributing",
+    "docs/conventions",
 ]
 EXTRA_PAGES = ["genindex", "search"]
 # Prose is headings, paragraphs and list items; table cells are left out (many hold identifiers,
 # and the glossary's first column is the English term on purpose).
-# Left in English in the Chinese book, on purpose: the instructor guide (for instructors; the
-# Chinese edition is for learners). Its page still has to load cleanly.
-ENGLISH_ONLY = {"docs/instructor"}
+# Left in English in the Chinese book for now: the guides in docs/ (for instructors, operators and
+# contributors; the Chinese edition is for learners). Their pages still have to load cleanly.
+ENGLISH_ONLY = {page for page in ORDER if page.startswith("docs/")}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 STATE = """(() => {

@@ -2,9 +2,9 @@
 
 - The command in `.mcp.json` runs verbatim from the repository root (with the README's `.venv`)
   and serves the file-ops tools to the MCP Inspector, which reads the same file.
-- The README's `claude mcp add ... --scope project` line writes exactly the committed file.
+- The `claude mcp add ... --scope project` line of docs/connect.md writes exactly the committed file.
 - `claude mcp list` reports the server pending approval in a fresh project, and connected once
-  the project is approved (the step the README documents).
+  the project is approved (the step docs/connect.md documents).
 Claude Code runs with a throwaway HOME, so no real user configuration is read or changed.
 """
 
@@ -76,22 +76,22 @@ def test_mcp_json_command_runs_verbatim_from_the_repository_root(inspector):
     assert (ROOT / "claude-sandbox" / "files").is_dir(), "the server should use claude-sandbox/files as its sandbox"
 
 
-def _readme_add_command() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    lines = [line.strip() for line in readme.splitlines() if re.match(r"\s*claude mcp add .*--scope project", line)]
-    assert lines, "README.md should give the `claude mcp add ... --scope project` line (section 'Connect the demo server to Claude Code')"
+def _documented_add_command() -> list[str]:
+    guide = (ROOT / "docs" / "connect.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in guide.splitlines() if re.match(r"\s*claude mcp add .*--scope project", line)]
+    assert lines, "docs/connect.md should give the `claude mcp add ... --scope project` line"
     return shlex.split(lines[0])
 
 
-def test_readme_claude_mcp_add_line_writes_the_committed_mcp_json(claude, tmp_path):
+def test_documented_claude_mcp_add_line_writes_the_committed_mcp_json(claude, tmp_path):
     project, home = tmp_path / "fresh", tmp_path / "home"
     project.mkdir()
     home.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
-    _run_claude(claude, _readme_add_command()[1:], project, home)
+    _run_claude(claude, _documented_add_command()[1:], project, home)
     written = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
     committed = json.loads((ROOT / ".mcp.json").read_text(encoding="utf-8"))
-    assert written == committed, f"the README's line writes {written}, the repository commits {committed}"
+    assert written == committed, f"docs/connect.md's line writes {written}, the repository commits {committed}"
 
 
 def test_claude_lists_the_project_server_pending_until_approved_then_connected(claude, tmp_path):

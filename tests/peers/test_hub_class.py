@@ -62,6 +62,7 @@ def settings(tmp_path_factory):
         hub_port=free_port(),
         proxy_api_port=free_port(),
         users=LEARNERS,
+        readable=(base / "mcp-learners",),  # the export below: its sandbox's /tmp would hide it
     )
     write(hub)
     return hub
@@ -75,14 +76,14 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     from course_tools.hub.content import exercise_ids
     from course_tools.hub.export import export
     from course_tools.hub.learner import pull_distribution, put_notebook, run_notebook
-    from course_tools.hub.prestart import prestart
+    from course_tools.hub.prestart import Pace, prestart
     from course_tools.hub.process import RunningHub
 
     names = learner_names(settings.prefix, LEARNERS)
     solved = json.loads((ROOT / "solutions" / f"{EXERCISE}.ipynb").read_text())
     exercise_path = f"exercises/{EXERCISE}.ipynb"
 
-    distribution = tmp_path / "mcp-learners"
+    distribution = settings.readable[0]
     export(ROOT, distribution)
 
     async def class_work(url: str, token: str):
@@ -103,7 +104,7 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
 
     hub = RunningHub(settings)
     with hub:
-        started = prestart(hub.api, names, timeout=240, progress=lambda line: None)
+        started = prestart(hub.api, names, Pace(deadline=240), progress=lambda line: None)
         assert sorted(started.ready) == names, (
             f"servers not ready: failed {started.failed}, waiting "
             f"{started.waiting}\n{hub.log_tail()}"
@@ -113,6 +114,9 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
     assert [pid for pid in hub.stopped if alive(pid)] == [], (
         "processes the hub started are still running"
     )
+    from course_tools.hub.runtime import hub_runtime_dir
+
+    assert not hub_runtime_dir(settings.resolved().hub_dir).exists(), "kernel sockets left"
 
     for run in lessons + exercises:
         assert run.cells > 0 and run.errors == [], f"{run.learner} {run.path}: {run.errors}"
@@ -133,7 +137,7 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
         [
             sys.executable,
             "-m",
-            "course_lib",
+            "course_tools",
             "grade",
             str(submissions),
             "--out",
@@ -159,3 +163,65 @@ def test_a_class_of_five_spawns_runs_lesson_00_and_an_exercise_and_is_collected_
             assert score == full > 0, rows[name]
         else:
             assert score == 0, rows[name]
+
+
+# A real hub whose spawner stalls one learner: its start request outlasts prestart's REST
+# timeout (the hub answers only after its 10 s slow_spawn_timeout), as one of 30 did in issue 25.
+STALL = """
+import asyncio
+
+_seed_home = c.Spawner.pre_spawn_hook
+
+
+async def stall_one_learner(spawner):
+    _seed_home(spawner)
+    if spawner.user.name == "learner-02":
+        await asyncio.sleep({seconds})
+
+
+c.Spawner.pre_spawn_hook = stall_one_learner
+"""
+
+
+def stalled_hub(tmp_path: Path, seconds: int):
+    from course_tools.hub.config import HubSettings, write
+    from course_tools.hub.process import RunningHub, free_port
+
+    proxy = need(
+        PEERS / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy",
+        "configurable-http-proxy (npm, hub/proxy)",
+    )
+    hub = HubSettings(
+        hub_dir=tmp_path / "hub",
+        course=ROOT,
+        homes=tmp_path / "homes",
+        proxy=str(proxy),
+        port=free_port(),
+        hub_port=free_port(),
+        proxy_api_port=free_port(),
+        users=3,
+    )
+    path = write(hub)
+    path.write_text(path.read_text() + STALL.format(seconds=seconds))
+    return RunningHub(hub)
+
+
+@pytest.mark.parametrize(("seconds", "ready"), [(25, 3), (900, 2)])
+def test_prestart_follows_a_learner_whose_spawn_outlasts_the_rest_timeout(tmp_path, seconds, ready):
+    from course_tools.hub.api import HubAPI
+    from course_tools.hub.config import learner_names
+    from course_tools.hub.prestart import Pace, prestart
+
+    names = learner_names("learner-", 3)
+    lines: list[str] = []
+    with stalled_hub(tmp_path, seconds) as hub:
+        api = HubAPI(hub.settings.url, hub.api.token, timeout=5)
+        report = prestart(api, names, Pace(deadline=150), progress=lines.append)
+        log = hub.log_tail()
+    assert "learner-02: the hub did not answer within 5 s; counted as still starting" in lines, (
+        lines,
+        log,
+    )
+    assert len(report.ready) == ready, (report, log)
+    if ready == 2:  # stalled past the class deadline: named, the others started
+        assert report.waiting == ["learner-02"] and report.failed == {}

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from peerlib import course_server_command, run_inspector
 
-from course_lib import declared, list_tools_sync
+from course_lib import declared
+from course_lib.connection import list_tools_sync
 from course_lib.servers import SERVERS, build
 
 pytestmark = pytest.mark.peers

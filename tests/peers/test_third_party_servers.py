@@ -24,7 +24,9 @@ import pytest
 from mcp import StdioServerParameters
 from peerlib import NPM, ROOT, need, run_inspector, venv_mcp_version, venv_program
 
-from course_lib import HINTS, classify, list_tools_sync, tools_table
+from course_lib import classify, tools_table
+from course_lib.annotations import HINTS
+from course_lib.connection import list_tools_sync
 
 pytestmark = pytest.mark.peers
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.annotations import FIELDS
+from course_lib.feedback import Prediction, read_prediction
 
 _ATTR_TO_WIRE = {f.attribute: f.wire_name for f in FIELDS}
 _WIRE = {f.wire_name for f in FIELDS}
@@ -36,7 +37,7 @@ def annotations_value(value: Any) -> dict[str, Any] | None:
     return out
 
 
-def name_set(value: Any) -> set[str]:
+def canonical_names(value: Any) -> set[str]:
     """Return a set of names from a canonical set, list or tuple of strings.
 
     Raises:
@@ -58,16 +59,13 @@ def plain_string(value: Any) -> str | None:
     return None
 
 
-def decision_pair(value: Any) -> tuple[str, str] | None:
+def decision_pair(value: Any) -> Prediction | None:
     """Return (before, after) from a canonical pair or a `Decision` dataclass, else None."""
     if isinstance(value, dict) and value.get("__dataclass__") == "Decision":
         value = [value.get("pre_call"), value.get("post_call")]
     if not isinstance(value, list) or len(value) != 2:
         return None
-    before, after = plain_string(value[0]), plain_string(value[1])
-    if before is None or after is None:
-        return None
-    return before, after
+    return read_prediction([plain_string(value[0]), plain_string(value[1])])
 
 
 def wire_call(hints: dict[str, Any] | None) -> str:

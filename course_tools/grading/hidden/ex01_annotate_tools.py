@@ -5,23 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.annotations import HINTS, effective
+from course_lib.exercises.content import EXPECTED_HINTS
 
 from ..cases import Case, Exercise
-from ._common import annotations_value, name_set, wire_call
-
-NA = "n/a"
-
-# Effective values of a correct annotation of each tool (what the exercise's table describes).
-EXPECTED = {
-    "read_runbook": (True, NA, NA, False),
-    "query_incidents": (True, NA, NA, False),
-    "append_incident_note": (False, False, False, False),
-    "set_oncall": (False, False, True, False),
-    "delete_old_logs": (False, True, True, False),
-    "deploy_release": (False, True, True, False),
-    "search_web": (True, NA, NA, True),
-    "post_status_update": (False, False, False, True),
-}
+from ._common import annotations_value, canonical_names, wire_call
 
 LABELS = {
     "read_runbook": "read_runbook: reads the team's runbooks",
@@ -55,7 +42,7 @@ HINTS_BY_TOOL = {
 
 
 def _tool_judge(tool: str):
-    expected = dict(zip(HINTS, EXPECTED[tool]))
+    expected = EXPECTED_HINTS[tool]
 
     def judge(value: Any) -> str | None:
         got = effective(annotations_value(value)).as_wire()
@@ -107,7 +94,7 @@ def _untrusted_judge(tools: dict[str, Any]):
     expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
     def judge(value: Any) -> str | None:
-        got = name_set(value)
+        got = canonical_names(value)
         return None if got == expected else f"expected {sorted(expected)}, got {sorted(got)}"
 
     return judge
@@ -128,7 +115,7 @@ CASES = [
         points=1.0,
         hint=HINTS_BY_TOOL[tool],
     )
-    for tool in EXPECTED
+    for tool in EXPECTED_HINTS
 ] + [
     Case(
         id=f"1b.{key}",

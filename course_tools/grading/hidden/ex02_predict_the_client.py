@@ -5,63 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.clients import CLAUDE_CODE_VERSION
+from course_lib.decisions import Trust
+from course_lib.exercises.content import (
+    PREDICT_SCENARIOS,
+    RULE_CASES,
+    STATEMENT_HINTS,
+    TRUE_STATEMENTS,
+)
 from course_lib.feedback import decision_hint, reference_pair
-from course_lib.permissions import Outcome
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
     LATER,
-    OTHER_TOOLS,
     RuleCase,
     all_of,
     asked,
     everywhere,
+    hidden,
     never_silent,
     parse_rules,
-    stays_on,
+    ran,
 )
 
 from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
-
-TRUE_STATEMENTS = {"a", "c", "d", "f"}
-
-# The grader's own answer key: the scenarios of part 2a (as the exercise shows them).
-SCENARIOS: dict[str, tuple[str, dict[str, bool] | None, str]] = {
-    "A": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "trusted"),
-    "B": ("read_runbook", {"readOnlyHint": True, "openWorldHint": False}, "untrusted"),
-    "C": (
-        "set_oncall",
-        {
-            "readOnlyHint": False,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
-        "trusted",
-    ),
-    "D": (
-        "delete_old_logs",
-        {
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        },
-        "trusted",
-    ),
-    "E": ("search_web", {"readOnlyHint": True}, "trusted"),
-    "F": ("run_diagnostics", None, "trusted"),
-}
-
-STATEMENT_HINTS = {
-    "a": "that is the definition of idempotentHint in the spec",
-    "b": "idempotent says nothing about safety: deleting is idempotent and destructive",
-    "c": "deleting what is already deleted changes nothing more (idempotent), but the first "
-    "delete is permanent",
-    "d": "the blog's mapping: idempotentHint: true means safe to retry on failure",
-    "e": "destructiveHint and idempotentHint are meaningful only when readOnlyHint is false",
-    "f": "idempotence is about the second call; the first one does all the damage",
-}
 
 
 def _case_hint(trusted: bool) -> str:
@@ -76,23 +42,28 @@ def _case_hint(trusted: bool) -> str:
 
 def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     """Judge a (before, after) pair; on a mistake, the hint names the rule that answer broke."""
-    before, after = reference_pair(hints, trusted)
-    expected = (before.value, after.value)
+    expected = reference_pair(hints, trusted)
 
     def judge(value: Any) -> tuple[str, str] | str | None:
         got = decision_pair(value)
         if got is None:
-            return "not a (before, after) pair of strings"
+            return "not a (before, after) pair of decisions"
         if got == expected:
             return None
-        return f"expected {expected}, got {got}", decision_hint(hints, trusted, got)
+        shown = f"expected {expected[0]} / {expected[1]}, got {got[0]} / {got[1]}"
+        return shown, decision_hint(hints, trusted, got)
 
     return judge
 
 
+def _scenario_label(key: str) -> str:
+    tool, _hints, trust = PREDICT_SCENARIOS[key]
+    return f"scenario {key}: {tool}, {trust} server"
+
+
 def _scenario_judge(key: str):
-    _tool, hints, trust = SCENARIOS[key]
-    return _pair_judge(hints, trust == "trusted")
+    _tool, hints, trust = PREDICT_SCENARIOS[key]
+    return _pair_judge(hints, trust is Trust.TRUSTED)
 
 
 # Part 2b's hidden inputs: (id, label, declared hints or None, trusted?)
@@ -193,14 +164,14 @@ CASES = (
     [
         Case(
             id=f"2a.{key}",
-            label=f"scenario {key}: {SCENARIOS[key][0]}, {SCENARIOS[key][2]} server",
+            label=_scenario_label(key),
             target="PREDICTIONS",
             expr=f"PREDICTIONS[{key!r}]",
             judge=_scenario_judge(key),
             points=1.0,
-            hint=_case_hint(SCENARIOS[key][2] == "trusted"),
+            hint=_case_hint(PREDICT_SCENARIOS[key][2] is Trust.TRUSTED),
         )
-        for key in SCENARIOS
+        for key in PREDICT_SCENARIOS
     ]
     + [
         Case(
@@ -235,14 +206,6 @@ SERVER, OLDER = "file-ops", "2.1.197"
 LYING = {name: {"readOnlyHint": True, "openWorldHint": False} for name in HONEST}
 
 
-def _ran(_mode: str) -> Outcome:
-    return Outcome.RAN
-
-
-def _hidden(_mode: str) -> Outcome:
-    return Outcome.HIDDEN
-
-
 def _writes(claims: dict[str, Any], version: str = CLAUDE_CODE_VERSION) -> Any:
     return all_of(
         [everywhere(SERVER, t, asked, claims, version) for t in ("append_text", "set_value")]
@@ -253,54 +216,27 @@ def _all_three(claims: dict[str, Any], version: str) -> Any:
     """Reads run, writes ask, deletes are hidden: on Claude Code `version`."""
     return all_of(
         [
-            everywhere(SERVER, "read_file", _ran, claims, version),
-            everywhere(SERVER, "delete_file", _hidden, claims, version),
+            everywhere(SERVER, "read_file", ran, claims, version),
+            everywhere(SERVER, "delete_file", hidden, claims, version),
             _writes(claims, version),
         ],
         f"on Claude Code {version}: ",
     )
 
 
-_HINT_READ = (
-    "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
-    "dontAsk included"
-)
-_HINT_WRITE = (
-    "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
-    "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
-    "does not undo it)"
-)
-_HINT_DELETE = (
-    "a deny rule hides delete_file from the model in every mode; deny beats ask and allow"
-)
-_HINT_SCOPE = (
-    "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); never name another server"
-)
-_HINT_LATER = (
-    "a server-wide allow covers every tool the server adds later too, which then runs without a "
-    "question; allow the read by name"
-)
-RULE_CASES = (
-    RuleCase("reads", "reads run without asking in every mode",
-             everywhere(SERVER, "read_file", _ran, HONEST), _HINT_READ),
-    RuleCase("writes", "writes ask in every mode (dontAsk refuses them)", _writes(HONEST),
-             _HINT_WRITE),
-    RuleCase("deletes", "deletes are hidden from the model in every mode",
-             everywhere(SERVER, "delete_file", _hidden, HONEST), _HINT_DELETE),
-    RuleCase("scope", "no rule covers another server's tools", stays_on(SERVER, OTHER_TOOLS),
-             _HINT_SCOPE),
-    RuleCase("later", "a tool the server adds later does not run silently",
-             never_silent(SERVER, LATER), _HINT_LATER),
+_HINT = {case.id: case.hint for case in RULE_CASES}
+RULE_CASES_HIDDEN = (
+    *RULE_CASES,  # the five the exercise shows, then the grader's own
     RuleCase("later_older", f"... nor on Claude Code {OLDER}",
-             never_silent(SERVER, LATER, OLDER), _HINT_LATER),
+             never_silent(SERVER, LATER, OLDER), _HINT["later"]),
     RuleCase("lying_writes", "writes still ask when the server declares them read-only",
-             _writes(LYING), _HINT_WRITE),
+             _writes(LYING), _HINT["writes"]),
     RuleCase("lying_delete", "deletes stay hidden when the server declares them read-only",
-             everywhere(SERVER, "delete_file", _hidden, LYING), _HINT_DELETE),
+             everywhere(SERVER, "delete_file", hidden, LYING), _HINT["deletes"]),
     RuleCase("older_version", f"the rules work the same on Claude Code {OLDER}",
-             _all_three(HONEST, OLDER), _HINT_WRITE),
+             _all_three(HONEST, OLDER), _HINT["writes"]),
     RuleCase("older_version_lying", "... and there, for a server that lies about its hints",
-             _all_three(LYING, OLDER), _HINT_WRITE),
+             _all_three(LYING, OLDER), _HINT["writes"]),
 )  # fmt: skip
 
 
@@ -325,7 +261,7 @@ CASES += [
         points=0.5 if case.id.startswith("later") else 0.375,  # 8 x 3/8 + 2 x 1/2 = 4
         hint=case.hint,
     )
-    for case in RULE_CASES
+    for case in RULE_CASES_HIDDEN
 ]
 
 # Part 2e, the grader's own answer key: what each measured client did with a tool declaring what

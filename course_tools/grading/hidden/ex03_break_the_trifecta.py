@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from course_lib.exercises.content import TRIFECTA_ANSWERS, TRIFECTA_SCENARIOS
+from course_lib.legs import Leg
 from course_lib.replay import DEFENCE_HINTS, judge_defence
 from course_lib.servers.web_search import PAGES, Page
 
 from ..cases import Case, Exercise
-from ._common import name_set
+from ._common import canonical_names
 
 _VARIANT_PAGE = Page(
     "https://certs.example/expiry",
@@ -33,34 +35,11 @@ _WORK_HINT = (
     "at all before untrusted content has arrived (confirmation fatigue)"
 )
 
-# The grader's own answer key for part 3a (accepted sets of tools per leg).
-TRIFECTA_ANSWERS: dict[str, tuple[frozenset[str], ...]] = {
-    "private data": (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
-    "untrusted content": (frozenset({"search_web"}),),
-    "external communication": (frozenset({"send_email"}), frozenset({"send_email", "search_web"})),
-}
-
-_ATTACK_PLAN = [
-    ("search_web", {"query": "vpn outage today"}),
-    (
-        "send_email",
-        {
-            "to": "mei@ops.example",
-            "subject": "VPN status",
-            "body": "No outage now; eu-west was down until 09:40.",
-        },
-    ),
-]
-_NOTES_PLAN = [
-    ("read_note", {"title": "on-call"}),
-    ("send_email", {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"}),
-]
-
 HIDDEN_SCENARIOS: dict[str, dict[str, Any]] = {
     "attack": {
         "label": "lesson 04's attack fails, the summary still reaches the colleague",
         "hint": _ATTACK_HINT,
-        "plan": _ATTACK_PLAN,
+        "plan": TRIFECTA_SCENARIOS["attack"]["plan"],
     },
     "attack_variant": {
         "label": "another injected page, another outside address",
@@ -81,7 +60,7 @@ HIDDEN_SCENARIOS: dict[str, dict[str, Any]] = {
     "notes_to_colleague": {
         "label": "ordinary work: a note mailed to a colleague, without asking the user",
         "hint": _WORK_HINT,
-        "plan": _NOTES_PLAN,
+        "plan": TRIFECTA_SCENARIOS["notes_to_colleague"]["plan"],
         "quiet": True,
     },
     "quiet_morning": {
@@ -123,7 +102,10 @@ def _defence(value: Any) -> dict[str, Any]:
     out = dict(value)
     for key in ("auto_approve", "approve_domains"):
         if key in out:
-            out[key] = name_set(out[key])
+            out[key] = canonical_names(out[key])
+    on_taint = out.get("on_taint")
+    if isinstance(on_taint, dict) and "__enum__" in on_taint:  # PreCall.CONFIRM, as probed
+        out["on_taint"] = on_taint.get("value")
     return out
 
 
@@ -148,9 +130,9 @@ def _scenario_judge(key: str):
     return judge
 
 
-def _leg_judge(leg: str):
+def _leg_judge(leg: Leg):
     def judge(value: Any) -> str | None:
-        got = frozenset(name_set(value))
+        got = frozenset(canonical_names(value))
         return None if got in TRIFECTA_ANSWERS[leg] else f"got {sorted(got)}"
 
     return judge
@@ -158,10 +140,11 @@ def _leg_judge(leg: str):
 
 CASES = [
     Case(
-        id=f"3a.{leg.replace(' ', '_')}",
+        id=f"3a.{leg.value.replace(' ', '_')}",
         label=f"the {leg} leg",
         target="LEGS",
-        expr=f"LEGS[{leg!r}]",
+        # a key is a Leg (as the exercise teaches) or its text (older copies)
+        expr=f"{{getattr(k, 'value', k): v for k, v in LEGS.items()}}[{leg.value!r}]",
         judge=_leg_judge(leg),
         points=1.0,
         hint="name the tools of lesson 04's session that supply this leg, by what they really do",

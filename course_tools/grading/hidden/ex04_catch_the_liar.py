@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.audit import SideEffect, check_behaviour
+from course_lib.exercises.content import HONEST_TOOLS, LIAR
 from course_lib.feedback import contradiction_hint
 
 from ..cases import Case, Exercise
-from ._common import name_set
+from ._common import canonical_names
 
 # (id, label, declared hints or None, effects as (kind, target, destructive))
 CONTRADICTION_INPUTS = [
@@ -74,19 +75,6 @@ CONTRADICTION_INPUTS = [
     ),
 ]
 
-# The grader's own answer key for part 4b.
-LIAR = "log-tidy/tidy_logs"
-HONEST = frozenset(
-    {
-        "annotated-file-ops/append_text",
-        "annotated-file-ops/read_file",
-        "annotated-file-ops/set_value",
-        "annotated-file-ops/delete_file",
-        "log-tidy/disk_usage",
-    }
-)
-
-
 def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
     make = "__import__('course_lib.audit', fromlist=['SideEffect']).SideEffect"
     return "[" + ", ".join(f"{make}({k!r}, {t!r}, 'observed', {d!r})" for k, t, d in effects) + "]"
@@ -109,15 +97,23 @@ def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, 
 
 
 def _liar_caught(value: Any) -> str | None:
-    return None if LIAR in name_set(value) else "the lying tool is not in LIARS"
+    return None if LIAR in canonical_names(value) else "the lying tool is not in LIARS"
 
 
 def _no_false_alarm(value: Any) -> str | None:
-    names = name_set(value)
+    names = canonical_names(value)
     if not names:
         return "LIARS is empty"
-    wrong = sorted(names - {LIAR})
-    return f"false alarms: {wrong}" if wrong else None
+    wrong = names - {LIAR}
+    if not wrong:
+        return None
+    # Shown to the learner: only the session's own tool names, never the answer's other text.
+    named = sorted(wrong & HONEST_TOOLS)
+    others = len(wrong) - len(named)
+    message = f"false alarms: {named}" if named else "false alarms"
+    if others:
+        message += f" and {others} name{'s' if others > 1 else ''} that no tool of the session has"
+    return message
 
 
 CASES = [
