@@ -19,6 +19,7 @@ from typing import Any
 from mcp.types import ToolAnnotations
 
 from .decisions import PreCall
+from .i18n import gettext_ as _
 
 __all__ = ["Approver", "ConfirmationRequest", "answer_text", "approve_all", "decline_all"]
 
@@ -40,21 +41,20 @@ class ConfirmationRequest:
         """The prompt as a host would show it."""
         warning = ""
         if self.decision is PreCall.WARN:
-            warning = "  WARNING: this call may delete or overwrite data.\n"
+            warning = _("  WARNING: this call may delete or overwrite data.") + "\n"
         why = textwrap.fill(
-            f"why you are asked: {self.reason}",
+            _("why you are asked: {reason}").format(reason=self.reason),
             width=90,
             initial_indent="  ",
             subsequent_indent="    ",
             break_on_hyphens=False,
         )
         arguments = json.dumps(self.arguments, sort_keys=True, ensure_ascii=False)
-        return (
-            f"Allow {self.title!r} ({self.tool}) from server {self.server!r}?\n"
-            f"{warning}"
-            f"  arguments: {arguments}\n"
-            f"{why}"
+        question = _("Allow {title} ({tool}) from server {server}?").format(
+            title=repr(self.title), tool=self.tool, server=repr(self.server)
         )
+        shown = _("  arguments: {arguments}").format(arguments=arguments)
+        return f"{question}\n{warning}{shown}\n{why}"
 
 
 Approver = Callable[[ConfirmationRequest], bool]

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .i18n import gettext_ as _
+
 __all__ = [
     "TODO",
     "CheckResult",
@@ -47,10 +49,10 @@ __all__ = [
 class NotAttempted(NotImplementedError):
     """Raised by an exercise stub not answered yet (a learner replaces the `raise`)."""
 
-    def __init__(
-        self, message: str = "not attempted yet: replace `raise NotAttempted()` with your answer"
-    ) -> None:
-        super().__init__(message)
+    def __init__(self, message: str = "") -> None:
+        super().__init__(
+            message or _("not attempted yet: replace `raise NotAttempted()` with your answer")
+        )
 
 
 class _Todo:
@@ -140,18 +142,24 @@ def crashed(label: str, exc: BaseException) -> Mark:
     if isinstance(exc, NotImplementedError):
         return not_attempted(label)
     where = traceback.extract_tb(exc.__traceback__)
-    line = f" (line {where[-1].lineno})" if where else ""
+    name = type(exc).__name__
+    if where:
+        message = _("your code raised {error} (line {line}): {text}").format(
+            error=name, line=where[-1].lineno, text=exc
+        )
+    else:
+        message = _("your code raised {error}: {text}").format(error=name, text=exc)
     return failed(
         label,
-        f"your code raised {type(exc).__name__}{line}: {exc}",
-        "run the cell that defines your answer again, then read the error: it names the problem",
+        message,
+        _("run the cell that defines your answer again, then read the error: it names the problem"),
     )
 
 
 def show(value: Any) -> str:
-    """Show a hint value as a learner writes it: true, false or absent."""
+    """Show a hint value as a learner writes it: true, false or absent (未声明 in Chinese)."""
     if value is None:
-        return "absent"
+        return _("absent")
     return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
@@ -190,22 +198,40 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     bad = [o for o in marks if o.status is Status.FAILED]
     todo = [o for o in marks if o.status is Status.NOT_ATTEMPTED]
     total = len(marks)
-    head = f"Part {part.id} ({part.title})"
+    head = _("Part {id} ({title})").format(id=part.id, title=_(part.title))
+    unit = _(part.unit)
     if todo and not good and not bad:
-        help_ = part.not_attempted_help
-        print(f"⏳ {head}: not attempted yet. To start: {help_}, then run this cell again.")
-        return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
-    if bad:
-        print(f"❌ {head}: {len(bad)} of {total} {part.unit} wrong.")
-    elif todo:
-        print(f"⏳ {head}: {good} of {total} {part.unit} right; {len(todo)} not attempted yet.")
-    else:
-        print(f"✅ {head}: {good} of {total} {part.unit} right.")
+        help_ = _(part.not_attempted_help)
         print(
-            "   The grader checks again with cases of its own: "
-            "re-read the task before you hand it in."
+            _("⏳ {head}: not attempted yet. To start: {help}, then run this cell again.").format(
+                head=head, help=help_
+            )
+        )
+        return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
+    counts = {"head": head, "good": good, "bad": len(bad), "total": total, "unit": unit}
+    if bad:
+        print(_("❌ {head}: {bad} of {total} {unit} wrong.").format(**counts))
+    elif todo:
+        print(
+            _("⏳ {head}: {good} of {total} {unit} right; {todo} not attempted yet.").format(
+                todo=len(todo), **counts
+            )
+        )
+    else:
+        print(_("✅ {head}: {good} of {total} {unit} right.").format(**counts))
+        print(
+            _(
+                "   The grader checks again with cases of its own: "
+                "re-read the task before you hand it in."
+            )
         )
         return CheckResult(part.id, Status.PASSED, tuple(marks))
+    _print_marks(marks, total, unit)
+    status = Status.FAILED if bad else Status.NOT_ATTEMPTED
+    return CheckResult(part.id, status, tuple(marks))
+
+
+def _print_marks(marks: list[Mark], total: int, unit: str) -> None:
     shown = 0
     for mark in marks:
         if mark.status is Status.FAILED:
@@ -214,15 +240,18 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
                 continue
             print(f"   ✗ {mark.label}: {mark.message}")
             if mark.hint:
-                print(f"     Hint: {mark.hint}.")
+                # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
+                print(_("     Hint: {hint}.").format(hint=mark.hint))
         elif mark.status is Status.NOT_ATTEMPTED:
-            print(f"   … {mark.label}: not attempted yet")
+            print(_("   … {label}: not attempted yet").format(label=mark.label))
         elif total <= 12:
             print(f"   ✓ {mark.label}")
     if shown > _SHOWN_FAILURES:
-        print(f"   … and {shown - _SHOWN_FAILURES} more wrong {part.unit} like these.")
-    status = Status.FAILED if bad else Status.NOT_ATTEMPTED
-    return CheckResult(part.id, status, tuple(marks))
+        print(
+            _("   … and {more} more wrong {unit} like these.").format(
+                more=shown - _SHOWN_FAILURES, unit=unit
+            )
+        )
 
 
 def run_part(part: Part, answer: Any) -> CheckResult:

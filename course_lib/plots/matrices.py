@@ -28,7 +28,10 @@ from ..annotations import HINTS
 from ..clients import POLICIES
 from ..combinations import HINT_VALUES, decision_matrix
 from ..decisions import PostCall, PreCall, Trust, as_trust
+from ..i18n import beside
+from ..i18n import gettext_ as _
 from ..policy import Policy, as_policies, as_policy
+from .fonts import localise_fonts
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
 
 __all__ = ["plot_decision_matrices", "plot_decision_matrix"]
@@ -49,7 +52,7 @@ _DPI = 72  # modest resolution for new figures: notebooks that store them stay s
 
 
 def _word(value: bool | None) -> str:
-    return "absent" if value is None else str(value).lower()
+    return _("absent") if value is None else str(value).lower()
 
 
 def _pairs() -> list[tuple[bool | None, bool | None]]:
@@ -74,7 +77,9 @@ def _new_axes(
 
 def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
     handles: list[Any] = [
-        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}")
+        Patch(
+            facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {beside(SHORT_LABELS[p])}"
+        )
         for p in PreCall
         if p in used
     ]
@@ -88,7 +93,9 @@ def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool
                 markersize=9,
                 markerfacecolor="white",
                 markeredgecolor=_EDGE,
-                label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
+                label=_("no corner: {after} (unreviewed)").format(
+                    after=beside(PostCall.TRUST.value)
+                ),
             )
         )
     if show_untrusted:
@@ -100,7 +107,7 @@ def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool
                 marker=[(-1, 1), (1, 1), (1, -1)],
                 markersize=9,
                 color=UNTRUSTED_MARK,
-                label=f"corner: {PostCall.UNTRUSTED.value}",
+                label=_("corner: {after}").format(after=beside(PostCall.UNTRUSTED.value)),
             )
         )
     return handles
@@ -176,7 +183,9 @@ def plot_decision_matrix(
     _label_grid(ax, ylabels, fontsize)
     _label_blocks(ax, block_labels, fontsize)
     ax.set_title(
-        title if title is not None else f"{policy.name}, {trust.value} server",
+        title
+        if title is not None
+        else _("{policy}, {trust} server").format(policy=policy.name, trust=_(trust.value)),
         fontsize=fontsize + 3,
         pad=fontsize * 2.2 + 3,
     )
@@ -191,6 +200,7 @@ def plot_decision_matrix(
             fontsize=fontsize,
             frameon=False,
         )
+    localise_fonts(ax.figure)
     return ax
 
 
@@ -198,7 +208,7 @@ def _draw_cells(ax: Axes, matrix: Any, fontsize: float) -> None:
     """One coloured cell per combination, its symbol in it, a corner where output is untrusted;
     then the lines between the blocks of three."""
     rows, cols = _pairs(), _pairs()
-    for _, entry in matrix.iterrows():
+    for _row, entry in matrix.iterrows():
         r = rows.index((entry[_ROW_HINTS[0]], entry[_ROW_HINTS[1]]))
         c = cols.index((entry[_COL_HINTS[0]], entry[_COL_HINTS[1]]))
         pre = PreCall(entry["before call"])
@@ -366,8 +376,10 @@ def plot_decision_matrices(
             frameon=False,
         )
     figure.suptitle(
-        f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4
+        _("Decision for every combination of hints, {trust} server").format(trust=_(trust.value)),
+        fontsize=fontsize + 4,
     )
+    localise_fonts(figure)
     return axes
 
 
