@@ -238,7 +238,7 @@ def _print_marks(marks: list[Mark], total: int, unit: str) -> None:
             shown += 1
             if shown > _SHOWN_FAILURES:
                 continue
-            print(f"   ✗ {mark.label}: {mark.message}")
+            print(_("   ✗ {label}: {message}").format(label=mark.label, message=mark.message))
             if mark.hint:
                 # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
                 print(_("     Hint: {hint}.").format(hint=mark.hint))

@@ -173,13 +173,15 @@ def _check_1b(answer: Any) -> list[Mark]:
         if (name in names) == (name in expected):
             outcomes.append(passed(tag))
         else:
-            should = _("untrusted") if name in expected else _("trusted (closed world)")
+            said = (
+                _("its output is untrusted, your function says the opposite")
+                if name in expected
+                else _("its output is trusted (closed world), your function says the opposite")
+            )
             outcomes.append(
                 failed(
                     tag,
-                    _("its output is {should}, your function says the opposite").format(
-                        should=should
-                    ),
+                    said,
                     _(
                         "output is untrusted when the effective openWorldHint is true, and an "
                         "absent openWorldHint means true: use effective(annotations).open_world"

@@ -224,13 +224,18 @@ def feedback_language(results: Sequence[ExerciseResult]) -> str:
 
 def _case_line(case: CaseResult) -> str:
     mark = _MARK.get(case.status, "✗")
-    text = f"{_(case.label)} ({_points(case.points)}/{_points(case.max_points)})"
+    text = _("{label} ({points}/{max})").format(
+        label=_(case.label), points=_points(case.points), max=_points(case.max_points)
+    )
+    detail = ""
     if case.status in _UNANSWERED:
-        text += f"{_(': ')}{_(_UNANSWERED[case.status])}"
+        detail = _(_UNANSWERED[case.status])
     elif case.status == "failed":
-        text += f"{_(': ')}{_(case.feedback)}" if case.feedback else ""
+        detail = _(case.feedback) if case.feedback else ""
     elif case.status != "passed":
-        text += f"{_(': ')}{_(case.status)}"
+        detail = _(case.status)
+    if detail:
+        text = _("{case}: {detail}").format(case=text, detail=detail)
     if case.status in _ATTEMPTED_WRONG and case.hint:
         # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
         text += _(". Hint: {hint}").format(hint=_(case.hint))
