@@ -123,26 +123,7 @@ async def connect(
         ConnectError: the command could not be started, did not speak MCP, or the
             session did not finish within `timeout`.
     """
-    if isinstance(target, DemoServer):
-        target = target.server
-    stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
-    if stdio:
-        params = _stdio_parameters(target, env)
-        label = os.path.basename(params.command) or params.command
-        # The server's stderr goes to a pipe we drain, not the notebook: inside a Jupyter kernel
-        # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
-        # Its last lines are quoted (escaped) when the session fails.
-        tail = StderrTail()
-        stderr: StderrTail | None = tail
-        record_started_servers()
-        transport = stdio_client(params, errlog=tail.writer)
-        if wire is not None:
-            transport = recorded(transport, wire)
-        client = Client(transport, mode=mode, **client_options)
-    else:
-        label = getattr(target, "name", type(target).__name__)
-        stderr = None
-        client = Client(target, mode=mode, **client_options)
+    client, label, stderr = _client(target, env, mode, wire, client_options)
     label = printable(str(label), limit=MAX_LINE)
     started: list[int] = []
     token = started_servers.set(started)
@@ -171,16 +152,49 @@ async def connect(
             finally:
                 await client.__aexit__(None, None, None)
         if scope.cancelled_caught:
-            raise ConnectError(
-                f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program "
-                "that waits "
-                "without speaking MCP on stdio is not an MCP server (or is waiting for input, a "
-                "login or a "
-                "download: run it alone in a terminal, or allow more time)." + _quoted(stderr)
-            )
+            raise ConnectError(_silent(label, timeout, stderr))
     finally:
         for pid in started:
             kill_server_group(pid)
+
+
+def _client(
+    target: Target,
+    env: dict[str, str] | None,
+    mode: str,
+    wire: WireLog | None,
+    client_options: dict[str, Any],
+) -> tuple[Client, str, StderrTail | None]:
+    """The unopened client for `target`, its label, and (stdio only) the server's stderr tail."""
+    if isinstance(target, DemoServer):
+        target = target.server
+    stdio = isinstance(target, (str, list, tuple, StdioServerParameters))
+    if stdio:
+        params = _stdio_parameters(target, env)
+        label = os.path.basename(params.command) or params.command
+        # The server's stderr goes to a pipe we drain, not the notebook: inside a Jupyter kernel
+        # `sys.stderr` has no file descriptor, and its log lines would land in cell outputs.
+        # Its last lines are quoted (escaped) when the session fails.
+        tail = StderrTail()
+        stderr: StderrTail | None = tail
+        record_started_servers()
+        transport = stdio_client(params, errlog=tail.writer)
+        if wire is not None:
+            transport = recorded(transport, wire)
+        client = Client(transport, mode=mode, **client_options)
+    else:
+        label = getattr(target, "name", type(target).__name__)
+        stderr = None
+        client = Client(target, mode=mode, **client_options)
+    return client, label, stderr
+
+
+def _silent(label: str, timeout: float | None, stderr: StderrTail | None) -> str:
+    return (
+        f"`{label}` did not answer within {timeout:g} s, so it was stopped. A program that "
+        "waits without speaking MCP on stdio is not an MCP server (or is waiting for input, a "
+        "login or a download: run it alone in a terminal, or allow more time)." + _quoted(stderr)
+    )
 
 
 def _quoted(stderr: StderrTail | None) -> str:

@@ -18,7 +18,7 @@ from course_lib.inspection import inspect_server
 from course_tools.census.data import differences, write
 from course_tools.census.locks import locked_version
 from course_tools.census.servers import SERVERS, Registry
-from course_tools.census.survey import Census, command_for, server_row, tool_rows
+from course_tools.census.survey import CensusRun, command_for, server_row, tool_rows
 
 PY = sys.executable
 WILD = str(Path(__file__).parent / "wild" / "server.py")
@@ -57,7 +57,7 @@ def test_a_server_that_does_not_start_is_recorded_with_inspects_reason():
 
 def test_differences_name_each_change(tmp_path):
     found = inspected("malformed")
-    census = Census([server_row(BY_LABEL["filesystem"], found, tool_rows("filesystem", found))], tool_rows("filesystem", found))
+    census = CensusRun([server_row(BY_LABEL["filesystem"], found, tool_rows("filesystem", found))], tool_rows("filesystem", found))
     write(tmp_path, census, {"date": "2026-12-01"})
     assert differences(tmp_path, census) == []
     census.tools[0].readOnlyHint = ""
@@ -119,6 +119,7 @@ def test_where_no_network_namespace_can_be_made_the_census_says_why_and_what_to_
     with pytest.raises(offline.NamespaceError, match="network namespaces need Linux"):
         offline.run_offline(tmp_path, tmp_path, ["time"], isolate=True)
     monkeypatch.setattr("course_tools.census.cli._install_all", lambda root, only: None)
+    monkeypatch.setattr("course_tools.__main__.missing_extra", lambda extra: "")  # uv: [census]
     status = main(["census", "run", "--root", str(tmp_path), "--only", "time"])
     assert status == EXIT_FAILED
     out = capsys.readouterr().out

@@ -25,7 +25,7 @@ from .locks import install, make_lock, servers_to_install
 from .offline import NamespaceError, make_sandbox, run_offline
 from .page import PAGE, render
 from .servers import SERVERS
-from .survey import CONCURRENT, TIMEOUT, Census
+from .survey import CONCURRENT, TIMEOUT, CensusRun
 
 HELP = "install real MCP servers from lock files, read their annotations offline, check the data"
 DEFAULT_ROOT = Path(os.environ.get("COURSE_CENSUS_DIR", Path(".peers") / "census"))
@@ -83,7 +83,7 @@ def _lock_all(only: list[str] | None) -> None:
             _say(f"locked {server.package}")
 
 
-def about(census: Census, isolated: bool, seconds: float) -> dict[str, object]:
+def about(census: CensusRun, isolated: bool, seconds: float) -> dict[str, object]:
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
@@ -100,7 +100,7 @@ def about(census: Census, isolated: bool, seconds: float) -> dict[str, object]:
     }
 
 
-def headline(census: Census) -> list[str]:
+def headline(census: CensusRun) -> list[str]:
     """The figures a reader wants first."""
     listed = [r for r in census.servers if r.status == "listed"]
     tools = census.tools

@@ -14,7 +14,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from .survey import Census, ServerRow, ToolRow
+from .survey import CensusRun, ServerRow, ToolRow
 
 __all__ = ["DATA", "differences", "read_rows", "write"]
 
@@ -33,7 +33,7 @@ SERVER_KEYS = (
 TOOL_KEYS = tuple(f.name for f in fields(ToolRow) if f.name not in ("server", "tool"))
 
 
-def write(folder: Path, census: Census, about: dict[str, Any]) -> None:
+def write(folder: Path, census: CensusRun, about: dict[str, Any]) -> None:
     """Write the census's three files into `folder` (CSV rows in census order)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, kind, rows in (
@@ -57,7 +57,7 @@ def _as_strings(row: Any) -> dict[str, str]:
     return {k: str(v) for k, v in asdict(row).items()}
 
 
-def differences(folder: Path, census: Census, only: list[str] | None = None) -> list[str]:
+def differences(folder: Path, census: CensusRun, only: list[str] | None = None) -> list[str]:
     """What `census` says differently from the files in `folder`, one line per change (with
     `only`, about those servers alone)."""
     keep = set(only) if only else None
@@ -72,7 +72,7 @@ def differences(folder: Path, census: Census, only: list[str] | None = None) -> 
     return _server_changes(old_servers, census) + _tool_changes(old_tools, census)
 
 
-def _server_changes(old_servers: dict[str, dict[str, str]], census: Census) -> list[str]:
+def _server_changes(old_servers: dict[str, dict[str, str]], census: CensusRun) -> list[str]:
     lines = []
     new_servers = {r.label: _as_strings(r) for r in census.servers}
     for label in sorted(old_servers.keys() - new_servers.keys()):
@@ -90,7 +90,7 @@ def _server_changes(old_servers: dict[str, dict[str, str]], census: Census) -> l
     return lines
 
 
-def _tool_changes(old_tools: dict[tuple[str, str], dict[str, str]], census: Census) -> list[str]:
+def _tool_changes(old_tools: dict[tuple[str, str], dict[str, str]], census: CensusRun) -> list[str]:
     lines = []
     new_tools = {(r.server, r.tool): _as_strings(r) for r in census.tools}
     for server, tool in sorted(old_tools.keys() - new_tools.keys()):

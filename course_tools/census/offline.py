@@ -19,7 +19,7 @@ import textwrap
 from dataclasses import asdict
 from pathlib import Path
 
-from .survey import Census, ServerRow, ToolRow, survey
+from .survey import CensusRun, ServerRow, ToolRow, survey
 
 __all__ = ["NamespaceError", "make_sandbox", "run_offline"]
 
@@ -96,7 +96,7 @@ def namespace_problem() -> str:
     return ""
 
 
-def run_offline(root: Path, sandbox: Path, labels: list[str] | None, *, isolate: bool) -> Census:
+def run_offline(root: Path, sandbox: Path, labels: list[str] | None, *, isolate: bool) -> CensusRun:
     """Run `survey` in a network namespace (or, with `isolate=False`, in the open).
 
     Raises:
@@ -123,7 +123,8 @@ def run_offline(root: Path, sandbox: Path, labels: list[str] | None, *, isolate:
     if done.returncode != 0 or not out.exists():
         raise RuntimeError("the census run failed: " + done.stderr.strip()[-2000:])
     data = json.loads(out.read_text(encoding="utf-8"))
-    return Census([ServerRow(**r) for r in data["servers"]], [ToolRow(**r) for r in data["tools"]])
+    servers = [ServerRow(**r) for r in data["servers"]]
+    return CensusRun(servers, [ToolRow(**r) for r in data["tools"]])
 
 
 def _bring_up_loopback() -> None:

@@ -2,7 +2,7 @@
 record what each tool declares, checked against the raw `tools/list` JSON.
 
 `survey(root)` runs inside the network namespace (see `course_tools.census.isolation`) with the
-sandbox as its working folder; it returns a `Census`: one `ServerRow` per server and one
+sandbox as its working folder; it returns a `CensusRun`: one `ServerRow` per server and one
 `ToolRow` per tool, the rows committed as `course_lib/data/census/*.csv`.
 """
 
@@ -28,7 +28,7 @@ from course_lib.trifecta import analyse_session
 from .locks import install_folder, locked_version
 from .servers import NODE22, SERVERS, Registry, Server
 
-__all__ = ["Census", "ServerRow", "ToolRow", "command_for", "survey"]
+__all__ = ["CensusRun", "ServerRow", "ToolRow", "command_for", "survey"]
 
 TIMEOUT = 60.0  # seconds a server has to list its tools
 CONCURRENT = 4
@@ -74,7 +74,10 @@ class ToolRow:
 
 
 @dataclass
-class Census:
+class CensusRun:
+    """One run of the census: a row per server and a row per tool it listed
+    (`course_lib.census.Census` is the committed data, as lessons load it)."""
+
     servers: list[ServerRow] = field(default_factory=list)
     tools: list[ToolRow] = field(default_factory=list)
 
@@ -176,7 +179,7 @@ def server_row(server: Server, found: ServerInspection | None, tools: list[ToolR
     return row
 
 
-def survey(root: Path, sandbox: Path, only: list[str] | None = None) -> Census:
+def survey(root: Path, sandbox: Path, only: list[str] | None = None) -> CensusRun:
     """Start the census's servers (installed under `root`), at most `CONCURRENT` at once."""
     chosen = [s for s in SERVERS if only is None or s.label in only]
     started = [s for s in chosen if not s.skip]
@@ -188,7 +191,7 @@ def survey(root: Path, sandbox: Path, only: list[str] | None = None) -> Census:
 
     with orphans_killed():
         results = dict(zip([s.label for s in started], anyio.run(run_all)))
-    census = Census()
+    census = CensusRun()
     for server in chosen:
         found = results.get(server.label)
         tools = tool_rows(server.label, found) if found is not None and found.ok else []
