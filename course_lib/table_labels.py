@@ -173,7 +173,10 @@ def install() -> None:
     if shell is None:
         return
     formatters = shell.display_formatter.formatters
-    formatters["text/html"].for_type_by_name("pandas.core.frame", "DataFrame", _html)
-    for module, name in (("pandas.core.frame", "DataFrame"), ("pandas.core.series", "Series")):
-        formatters["text/plain"].for_type_by_name(module, name, _plain)
+    # pandas 2 and 3 name their classes' module "pandas"; older ones the defining module
+    for module in ("pandas", "pandas.core.frame"):
+        formatters["text/html"].for_type_by_name(module, "DataFrame", _html)
+        formatters["text/plain"].for_type_by_name(module, "DataFrame", _plain)
+    for module in ("pandas", "pandas.core.series"):
+        formatters["text/plain"].for_type_by_name(module, "Series", _plain)
     _installed = True
