@@ -19,6 +19,7 @@ from typing import Any
 from mcp.types import ToolAnnotations
 
 from .decisions import PreCall
+from .i18n import ENGLISH, language
 from .i18n import gettext_ as _
 
 __all__ = ["Approver", "ConfirmationRequest", "answer_text", "approve_all", "decline_all"]
@@ -42,12 +43,14 @@ class ConfirmationRequest:
         warning = ""
         if self.decision is PreCall.WARN:
             warning = _("  WARNING: this call may delete or overwrite data.") + "\n"
+        wide = language() != ENGLISH  # Chinese: no spaces to break at, two columns a character
         why = textwrap.fill(
             _("why you are asked: {reason}").format(reason=self.reason),
-            width=90,
+            width=48 if wide else 90,
             initial_indent="  ",
             subsequent_indent="    ",
             break_on_hyphens=False,
+            break_long_words=wide,
         )
         arguments = json.dumps(self.arguments, sort_keys=True, ensure_ascii=False)
         question = _("Allow {title} ({tool}) from server {server}?").format(

@@ -156,7 +156,12 @@ def _html(table: Any) -> str | None:
 
 
 def _plain(table: Any, printer: Any, cycle: bool) -> None:
-    printer.text(repr(localised(table)))
+    import pandas as pd
+
+    shown = localised(table)
+    # a Chinese character takes two columns: align the columns by what the screen shows
+    with pd.option_context("display.unicode.east_asian_width", shown is not table):
+        printer.text(repr(shown))
 
 
 _installed = False

@@ -183,7 +183,7 @@ def code_comments(source: str) -> list[tuple[int, int, str]]:
         if token.type != tokenize.COMMENT:
             continue
         text = token.string[1:].strip()
-        if text and re.search(r"[A-Za-z]", text) and not _DIRECTIVE.match(text):
+        if re.search(r"\w", text) and not _DIRECTIVE.match(text):
             found.append((token.start[0] - 1, token.start[1], text))
     return found
 
