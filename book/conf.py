@@ -35,11 +35,17 @@ myst_fence_as_directive = ["mermaid"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
 
-# Mermaid is served from the site itself (copied from book/node_modules by tools/build_book.py).
-mermaid_use_local = "mermaid/mermaid.esm.min.mjs"
+# Mermaid is served from the site itself (copied from book/node_modules by book_extras), as a
+# classic script: browsers refuse ES modules on pages opened from disk.
+mermaid_use_local = "mermaid/mermaid.min.js"
 mermaid_include_elk = False
 mermaid_include_zenuml = False
 mermaid_d3_zoom = False
+# A diagram keeps its proportions (the plugin's default is a fixed 500 px height, which shrank tall
+# diagrams' labels to 8 px); _static/mermaid-fit.js keeps labels at 12 px or more, and a wider
+# diagram scrolls sideways.
+mermaid_height = "auto"
+mermaid_fullscreen_button = "⤢"  # the default, ⛶, is missing from common Linux fonts
 mermaid_init_config = {
     "startOnLoad": False,
     "flowchart": {"htmlLabels": False, "subGraphTitleMargin": {"top": 4, "bottom": 14}},
@@ -60,6 +66,21 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": True,
 }
+
+# What differs by language, applied by book_extras on top of the settings in this file
+# (tools/build_book.py builds each language with -D language=...). Chinese search splits words
+# with jieba, which book_extras gives the glossary's terms (book/glossary.csv) as words.
+language_settings = {
+    "en": {"html_title": "MCP tool annotations"},
+    "zh_CN": {
+        "html_title": "MCP 工具注解",
+        "author": "课程作者",
+        "copyright": "课程作者，MIT 许可证",
+        "html_search_language": "zh",
+        "html_theme_options": {"search_bar_text": "搜索…"},
+    },
+}
+html_search_options: dict[str, str] = {}
 
 # Translations: one catalog per page under locales/<language>/LC_MESSAGES/<docname>.po.
 locale_dirs = ["locales"]  # relative to the source directory, the repository root

@@ -34,7 +34,6 @@ OUT = ROOT / "build" / "book"
 WORK = OUT / "_work"
 SITE = OUT / "site"
 LANGUAGES = {"en": "en", "zh_CN": "zh-CN"}  # Sphinx language -> site folder
-TITLES = {"en": "MCP tool annotations", "zh_CN": "MCP 工具注解"}  # the site title in each language
 NEEDED = {
     "sphinx": "Sphinx",
     "myst_nb": "myst-nb",
@@ -106,7 +105,7 @@ def _sphinx(builder: str, outdir: Path, language: str | None = None) -> subproce
         str(outdir.parent / "doctrees"),
     ]
     if language:
-        command += ["-D", f"language={language}", "-D", f"html_title={TITLES[language]}"]
+        command += ["-D", f"language={language}"]  # book/conf.py: language_settings
     command += [str(ROOT), str(outdir)]
     shutil.rmtree(outdir.parent, ignore_errors=True)
     outdir.parent.mkdir(parents=True)

@@ -48,6 +48,9 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 from markdown_it import MarkdownIt
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import glossary  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGE = "zh_CN"
 CATALOGS = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
@@ -69,6 +72,8 @@ _DIRECTIVE = re.compile(r"^(noqa|type:|fmt:|pragma|pylint:|ruff:)")
 
 _PARSER = MarkdownIt("commonmark").enable("table")
 _LINK = re.compile(r"(\]\()(?!https?:|mailto:|#|/)([^)\s#]+)")
+# book_extras' glossary table: its headings and meanings are messages of the page.
+_GLOSSARY_TABLE = re.compile(r"^```\{glossary-table\}\s+(\S+)\s*$", flags=re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,8 @@ def _page(path: Path) -> str:
 
 
 def _markdown_of(page: str) -> str:
-    """The markdown of a book page as the book reads it (notebook cells, or the README's agenda)."""
+    """The markdown of a book page as the book reads it (notebook cells, the README's agenda, the
+    toctree captions, the glossary table's messages)."""
     path = ROOT / page
     if path.suffix == ".ipynb":
         nb = nbformat.read(path, as_version=4)
@@ -311,7 +317,12 @@ def _markdown_of(page: str) -> str:
         part = readme.split(AGENDA[2], 1)[1].split(AGENDA[3], 1)[0]
         return title + "\n\n" + readme_links_for_book(part)
     captions = re.findall(r"^:caption: (.+)$", text, flags=re.MULTILINE)
-    return "\n\n".join([text, *captions])
+    tables = [
+        message
+        for name in _GLOSSARY_TABLE.findall(text)
+        for message in glossary.page_messages(glossary.read_terms(path.parent / name))
+    ]
+    return "\n\n".join([text, *captions, *tables])
 
 
 def translated_pages() -> list[str]:
