@@ -245,16 +245,12 @@ class Host:
         if self.pins is not None and decision.pre_call is not PreCall.DENY:
             pin = self.pins.check(tool, server=server)
             if pin.needs_approval:
-                if pin.status == "changed":
-                    reason = _(
-                        "the definition of {tool} has changed since you approved it ({what}), "
-                        "so the user approves it first."
-                    ).format(tool=repr(tool.name), what=", ".join(pin.changed))
-                else:
-                    reason = _(
-                        "the definition of {tool} has never been approved, so the user approves "
-                        "it first."
-                    ).format(tool=repr(tool.name))
+                reason = (
+                    _("the definition of {tool} has changed since you approved it ({what}), so")
+                    if pin.status == "changed"
+                    else _("the definition of {tool} has never been approved, so")
+                ).format(tool=repr(tool.name), what=", ".join(pin.changed))
+                reason += _(" the user approves it first.")
                 pre = PreCall.WARN if decision.pre_call is PreCall.WARN else PreCall.CONFIRM
                 decision = Decision(pre, decision.post_call, reason)
         return decision

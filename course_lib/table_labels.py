@@ -152,7 +152,7 @@ def localised(table: Any) -> Any:
 
 
 def _html(table: Any) -> str | None:
-    return localised(table)._repr_html_()  # type: ignore[no-any-return]
+    return localised(table)._repr_html_()
 
 
 def _plain(table: Any, printer: Any, cycle: bool) -> None:

@@ -20,26 +20,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon, Rectangle
+from matplotlib.patches import Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from ..annotations import HINTS
 from ..clients import POLICIES
 from ..combinations import HINT_VALUES, decision_matrix
 from ..decisions import PostCall, PreCall, Trust, as_trust
-from ..i18n import beside
 from ..i18n import gettext_ as _
 from ..policy import Policy, as_policies, as_policy
 from .fonts import localise_fonts
-from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
+from .palette import COLORS, SYMBOLS, UNTRUSTED_MARK, legend_handles, text_color
 
 __all__ = ["plot_decision_matrices", "plot_decision_matrix"]
 
 _CORNER = 0.2  # length of the corner triangle's legs, in cells
 _INSET = 0.07  # gap between the corner and the cell's edges, so it never touches the block lines
 
-_EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
 _COL_HINTS = HINTS[2:]  # idempotentHint, openWorldHint
 _SHORT = {
@@ -75,44 +72,6 @@ def _new_axes(
     return list(axes.flat)
 
 
-def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
-    handles: list[Any] = [
-        Patch(
-            facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {beside(SHORT_LABELS[p])}"
-        )
-        for p in PreCall
-        if p in used
-    ]
-    if show_trusted:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="s",
-                markersize=9,
-                markerfacecolor="white",
-                markeredgecolor=_EDGE,
-                label=_("no corner: {after} (unreviewed)").format(
-                    after=beside(PostCall.TRUST.value)
-                ),
-            )
-        )
-    if show_untrusted:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker=[(-1, 1), (1, 1), (1, -1)],
-                markersize=9,
-                color=UNTRUSTED_MARK,
-                label=_("corner: {after}").format(after=beside(PostCall.UNTRUSTED.value)),
-            )
-        )
-    return handles
-
-
 @dataclass
 class _Seen:
     """What the drawn matrices show, so the legend lists only that."""
@@ -128,7 +87,7 @@ class _Seen:
         self.trusted |= bool((~untrusted).any())
 
     def handles(self) -> list[Any]:
-        return _legend_handles(self.decisions, self.trusted, self.untrusted)
+        return legend_handles(self.decisions, self.trusted, self.untrusted)
 
 
 def plot_decision_matrix(
@@ -376,7 +335,7 @@ def plot_decision_matrices(
             frameon=False,
         )
     figure.suptitle(
-        _("Decision for every combination of hints, {trust} server").format(trust=_(trust.value)),
+        _("Decision for every combination of hints, {trust} server").format(trust=_(str(trust))),
         fontsize=fontsize + 4,
     )
     localise_fonts(figure)
