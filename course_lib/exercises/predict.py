@@ -28,6 +28,8 @@ from ..checks import (
 )
 from ..decisions import Decision, PostCall, PreCall, Trust
 from ..feedback import decision_hint, read_prediction, reference_pair
+from ..i18n import N_
+from ..i18n import gettext_ as _
 from ..rule_judges import parse_rules
 from .annotate import hint_states
 from .content import PREDICT_SCENARIOS, RULE_CASES, STATEMENT_HINTS, STATEMENTS, TRUE_STATEMENTS
@@ -57,16 +59,20 @@ def _decision_mark(label: str, got: Any, hints: Any, trusted: bool) -> Mark:
     if normal is None:
         return failed(
             label,
-            "expected a pair (before, after) such as (PreCall.CONFIRM, PostCall.TRUST), "
-            f"got {got!r}",
-            f"before is one of {_PRE}; after is one of {_POST}",
+            _(
+                "expected a pair (before, after) such as (PreCall.CONFIRM, PostCall.TRUST), "
+                "got {value}"
+            ).format(value=repr(got)),
+            _("before is one of {pre}; after is one of {post}").format(pre=_PRE, post=_POST),
         )
     expected = reference_pair(hints, trusted)
     if normal == expected:
         return passed(label)
     return failed(
         label,
-        f"expected {_shown(expected)}, got {normal[0]} / {normal[1]}",
+        _("expected {expected}, got {before} / {after}").format(
+            expected=_shown(expected), before=normal[0], after=normal[1]
+        ),
         decision_hint(hints, trusted, normal),
     )
 
@@ -76,16 +82,22 @@ def _check_2a(answer: Any) -> list[Mark]:
         return [
             failed(
                 "PREDICTIONS",
-                f"expected a dict of scenario -> (before, after), got {type(answer).__name__}",
+                _("expected a dict of scenario -> (before, after), got {type}").format(
+                    type=type(answer).__name__
+                ),
             )
         ]
     outcomes = []
     for key, (tool, hints, trust) in PREDICT_SCENARIOS.items():
-        label = f"scenario {key} ({tool}, {trust} server)"
+        label = _("scenario {key} ({tool}, {trust} server)").format(
+            key=key, tool=tool, trust=_(str(trust))
+        )
         if key not in answer:
             outcomes.append(
                 failed(
-                    label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"
+                    label,
+                    _("no entry for scenario {key}").format(key=repr(key)),
+                    _("keep every scenario key of the stub"),
                 )
             )
             continue
@@ -95,12 +107,16 @@ def _check_2a(answer: Any) -> list[Mark]:
 
 def _check_2b(answer: Any) -> list[Mark]:
     if not callable(answer):
-        return [failed("predict", f"expected a function, got {type(answer).__name__}")]
+        return [
+            failed(
+                "predict", _("expected a function, got {type}").format(type=type(answer).__name__)
+            )
+        ]
     outcomes = []
     for trusted in (True, False):
-        server = "trusted" if trusted else "untrusted"
+        server = _("trusted") if trusted else _("untrusted")
         for label, hints in hint_states():
-            tag = f"{label}, {server} server"
+            tag = _("{label}, {trust} server").format(label=label, trust=server)
             try:
                 got = answer(None if hints is None else dict(hints), trusted)
             except (Exception, SystemExit) as exc:
@@ -114,13 +130,18 @@ def _check_2b(answer: Any) -> list[Mark]:
 
 def _check_2c(answer: Any) -> list[Mark]:
     if answer is TODO or contains_todo(answer):
-        return [not_attempted(f"statement {letter}") for letter in STATEMENTS]
+        return [
+            not_attempted(_("statement {letter}").format(letter=letter)) for letter in STATEMENTS
+        ]
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(x, str) for x in answer
     ):
         return [
             failed(
-                "TRUE_STATEMENTS", f"expected a set of letters such as {{'a', 'b'}}, got {answer!r}"
+                "TRUE_STATEMENTS",
+                _("expected a set of letters such as {example}, got {value}").format(
+                    example="{'a', 'b'}", value=repr(answer)
+                ),
             )
         ]
     chosen = {x.strip().lower() for x in answer}
@@ -128,22 +149,23 @@ def _check_2c(answer: Any) -> list[Mark]:
     if unknown:
         return [
             failed(
-                "TRUE_STATEMENTS", f"unknown statement letters {unknown}", "use the letters a to f"
+                "TRUE_STATEMENTS",
+                _("unknown statement letters {letters}").format(letters=unknown),
+                _("use the letters a to f"),
             )
         ]
     outcomes = []
     for letter in STATEMENTS:
         is_true = letter in TRUE_STATEMENTS
+        label = _("statement {letter}").format(letter=letter)
         if (letter in chosen) == is_true:
-            outcomes.append(passed(f"statement {letter}"))
+            outcomes.append(passed(label))
         else:
-            verdict = "true" if is_true else "false"
+            verdict = (
+                _("statement {letter} is true") if is_true else _("statement {letter} is false")
+            )
             outcomes.append(
-                failed(
-                    f"statement {letter}",
-                    f"statement {letter} is {verdict}",
-                    STATEMENT_HINTS[letter],
-                )
+                failed(label, verdict.format(letter=letter), _(STATEMENT_HINTS[letter]))
             )
     return outcomes
 
@@ -154,14 +176,17 @@ def _check_2d(answer: Any) -> list[Mark]:
     except ValueError as exc:
         return [
             failed(
-                "RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL"
+                _("RULES is a valid set of rules"),
+                str(exc),
+                _("write each rule as mcp__file-ops__TOOL"),
             )
         ]
     outcomes = []
     for case in RULE_CASES:
         problem = case.judge(rules)
+        label = _(case.label)
         outcomes.append(
-            passed(case.label) if problem is None else failed(case.label, problem, case.hint)
+            passed(label) if problem is None else failed(label, _(problem), _(case.hint))
         )
     return outcomes
 
@@ -169,26 +194,30 @@ def _check_2d(answer: Any) -> list[Mark]:
 PARTS = (
     Part(
         "2a",
-        "predict the reference client",
+        N_("predict the reference client"),
         _check_2a,
-        "replace each TODO with a (before, after) pair",
-        "scenarios",
+        N_("replace each TODO with a (before, after) pair"),
+        N_("scenarios"),
     ),
     Part(
-        "2b", "the reference client as a function", _check_2b, "write the body of predict", "inputs"
+        "2b",
+        N_("the reference client as a function"),
+        _check_2b,
+        N_("write the body of predict"),
+        N_("inputs"),
     ),
     Part(
         "2c",
-        "idempotent is not safe",
+        N_("idempotent is not safe"),
         _check_2c,
-        "replace TODO with the set of true statements",
-        "statements",
+        N_("replace TODO with the set of true statements"),
+        N_("statements"),
     ),
     Part(
         "2d",
-        "rules over hints",
+        N_("rules over hints"),
         _check_2d,
-        "replace TODO with a dict of allow, ask and deny lists",
-        "requirements",
+        N_("replace TODO with a dict of allow, ask and deny lists"),
+        N_("requirements"),
     ),
 )
