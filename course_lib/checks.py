@@ -3,10 +3,12 @@
 In an exercise notebook a check cell reads ``check("1a", ANNOTATIONS)`` (`check` lives in
 `course_lib.exercises`, which holds each exercise's content). It prints one of
 
-* ``✅ Part 1a (...): 8 of 8 tools right.`` (the count says what was covered);
-* ``❌ Part 1a (...): 1 of 8 tools wrong.`` followed by what was expected, what the answer
-  gave, and a hint that teaches the rule behind it;
-* ``⏳ Part 1a (...): not attempted yet.`` for a stub (`TODO` data or `NotAttempted`),
+* ``✅ PASS · Part 1a (...): 8 of 8 tools right.`` (the count says what was covered);
+* ``❌ FAIL · Part 1a (...): 1 of 8 tools wrong.`` followed by what was expected, what the
+  answer gave, and a hint that teaches the rule behind it;
+* ``⏳ TO DO · Part 1a (...): not attempted yet.`` for a stub (`TODO` data or `NotAttempted`),
+
+(each icon has its word beside it: a browser without an emoji font draws the icon as a box)
 
 and returns a `CheckResult`. A visible check covers every item the learner wrote in that
 part; the instructor's grader (`python -m course_tools grade`) checks again with cases of its own.
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .i18n import N_
 from .i18n import gettext_ as _
 
 __all__ = [
@@ -99,6 +102,19 @@ class Status(Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    @property
+    def label(self) -> str:
+        """The icon and the word a check prints for this status (``✅ PASS``): the word is there
+        for a screen without an emoji font, which draws the icon as an empty box."""
+        return _(_LABELS[self])
+
+
+_LABELS = {
+    Status.PASSED: N_("✅ PASS ·"),
+    Status.FAILED: N_("❌ FAIL ·"),
+    Status.NOT_ATTEMPTED: N_("⏳ TO DO ·"),
+}
 
 
 @dataclass(frozen=True)
@@ -203,22 +219,30 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     if todo and not good and not bad:
         help_ = _(part.not_attempted_help)
         print(
-            _("⏳ {head}: not attempted yet. To start: {help}, then run this cell again.").format(
-                head=head, help=help_
-            )
+            _(
+                "{label} {head}: not attempted yet. To start: {help}, then run this cell again."
+            ).format(label=Status.NOT_ATTEMPTED.label, head=head, help=help_)
         )
         return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
     counts = {"head": head, "good": good, "bad": len(bad), "total": total, "unit": unit}
     if bad:
-        print(_("❌ {head}: {bad} of {total} {unit} wrong.").format(**counts))
+        print(
+            _("{label} {head}: {bad} of {total} {unit} wrong.").format(
+                label=Status.FAILED.label, **counts
+            )
+        )
     elif todo:
         print(
-            _("⏳ {head}: {good} of {total} {unit} right; {todo} not attempted yet.").format(
-                todo=len(todo), **counts
+            _("{label} {head}: {good} of {total} {unit} right; {todo} not attempted yet.").format(
+                label=Status.NOT_ATTEMPTED.label, todo=len(todo), **counts
             )
         )
     else:
-        print(_("✅ {head}: {good} of {total} {unit} right.").format(**counts))
+        print(
+            _("{label} {head}: {good} of {total} {unit} right.").format(
+                label=Status.PASSED.label, **counts
+            )
+        )
         print(
             _(
                 "   The grader checks again with cases of its own: "

@@ -15,6 +15,7 @@ from course_lib.exercises.content import EXPECTED_HINTS as EXPECTED
 from course_lib.exercises.content import HONEST_TOOLS, LIAR, STATEMENTS, TRIFECTA_ANSWERS, TRUE_STATEMENTS
 from course_lib.exercises.content import PREDICT_SCENARIOS as SCENARIOS
 from course_lib.exercises.liar import EFFECTS
+from course_lib.legs import Leg
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from course_lib.decisions import PostCall, PreCall, Trust
@@ -122,6 +123,17 @@ def test_3a_one_tool_dropped_or_added_in_a_leg_fails_unless_accepted(capsys):
             assert passes("3a", {**right, leg: changed}, capsys) == accepted, (leg, tool)
 
 
+def test_3a_the_mailer_alone_is_not_the_external_leg(capsys):
+    # lesson 04, section 3: a search query leaves the host too
+    right = {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}
+    mailer_only = {**right, Leg.EXTERNAL_COMMUNICATION: {"send_email"}}
+    assert not passes("3a", mailer_only, capsys)
+    hidden = [c for c in load_exercises()["03_break_the_trifecta"].cases if c.id.startswith("3a.")]
+    legs = {leg.value: sorted(tools) for leg, tools in mailer_only.items()}  # as the probe sends a set
+    wrong = [c.id for c in hidden if c.judge(eval(c.expr, {"LEGS": legs}))]
+    assert wrong == ["3a.external_communication"]
+
+
 def test_4a_a_contradiction_wrong_on_one_input_fails(capsys):
     for _label, state in hint_states():
         for what, effects in EFFECTS.items():
@@ -137,6 +149,50 @@ def test_4a_checks_an_additive_tool_that_deletes(capsys):
     def misses_additive(annotations, effects):
         return "lie" if annotations and annotations.get("readOnlyHint") is True and effects else None
     assert not passes("4a", misses_additive, capsys)
+
+
+def _by_kind(removes):
+    """A contradiction that judges an additive tool's effects by their kind, not `destructive`."""
+    def contradiction(annotations, effects):
+        if annotations and annotations.get("readOnlyHint") is True and effects:
+            return "declared read-only, but it changed"
+        additive = annotations and annotations.get("destructiveHint") is False and annotations.get("readOnlyHint") is not True
+        return "declared additive, but it removed" if additive and any(removes(e) for e in effects) else None
+    return contradiction
+
+
+def _hidden_4a_failures(contradiction) -> list[str]:
+    """The grader's hidden 4a cases the function gets wrong (each probe evaluated as the grader does)."""
+    hidden = [c for c in load_exercises()["04_catch_the_liar"].cases if c.id.startswith("4a.")]
+    assert hidden
+    return [c.id for c in hidden if c.judge(eval(c.expr, {"contradiction": contradiction}))]
+
+
+@pytest.mark.parametrize(
+    "removes",
+    [
+        lambda e: e.kind == "deleted",  # misses an overwrite and removed rows
+        lambda e: e.kind in ("deleted", "modified"),  # a file that grew is no removal
+        lambda e: e.kind != "created",  # rows added are no removal either
+        lambda e: e.destructive and e.kind != "db-write",  # removed rows are a removal
+    ],
+    ids=["only deletes", "any modification", "anything but a creation", "not table rows"],
+)
+def test_4a_an_additive_check_that_reads_the_kind_instead_of_destructive_fails(capsys, removes):
+    assert not passes("4a", _by_kind(removes), capsys)
+    assert _hidden_4a_failures(_by_kind(removes))  # and the grader takes marks off too
+
+
+def test_4a_the_same_check_by_destructive_passes_visible_and_hidden(capsys):
+    assert passes("4a", _by_kind(lambda e: e.destructive), capsys)
+    assert _hidden_4a_failures(_by_kind(lambda e: e.destructive)) == []
+    assert _hidden_4a_failures(right_contradiction) == []
+
+
+def test_4a_every_hint_state_meets_every_kind_of_effect_in_the_visible_cases():
+    kinds = {(e.kind, e.destructive) for effects in EFFECTS.values() for e in effects}
+    assert kinds == {("created", False), ("modified", False), ("db-write", False),
+                     ("deleted", True), ("modified", True), ("db-write", True)}
 
 
 def test_4b_one_tool_dropped_or_added_fails(capsys):

@@ -35,16 +35,16 @@ def check(part: str, answer: Any) -> CheckResult:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
             print(
-                _("❌ There is no exercise part {part}; the parts are {parts}.").format(
-                    part=repr(part), parts=", ".join(PARTS)
+                _("{label} There is no exercise part {part}; the parts are {parts}.").format(
+                    label=Status.FAILED.label, part=repr(part), parts=", ".join(PARTS)
                 )
             )
             return CheckResult(str(part), Status.FAILED)
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
-            _("❌ The check itself failed ({error}: {text}); please tell your instructor.").format(
-                error=type(exc).__name__, text=exc
-            )
+            _(
+                "{label} The check itself failed ({error}: {text}); please tell your instructor."
+            ).format(label=Status.FAILED.label, error=type(exc).__name__, text=exc)
         )
         return CheckResult(str(part), Status.FAILED)

@@ -163,10 +163,8 @@ checks; the grader also tries a server that lies about its hints, and an older C
 TRIFECTA_ANSWERS: dict[Leg, tuple[frozenset[str], ...]] = {
     Leg.PRIVATE_DATA: (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
     Leg.UNTRUSTED_CONTENT: (frozenset({"search_web"}),),
-    Leg.EXTERNAL_COMMUNICATION: (
-        frozenset({"send_email"}),
-        frozenset({"send_email", "search_web"}),
-    ),
+    # a search query leaves the host too (lesson 04, section 3): the mailer alone is not the leg
+    Leg.EXTERNAL_COMMUNICATION: (frozenset({"send_email", "search_web"}),),
 }
 """Part 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
 

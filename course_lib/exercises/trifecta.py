@@ -26,8 +26,9 @@ _LEG_HINTS = {
     ),
     Leg.UNTRUSTED_CONTENT: N_("whose output was written by strangers? an open-world read"),
     Leg.EXTERNAL_COMMUNICATION: N_(
-        "which tool can carry data to an address outside the team? "
-        "(a search query can carry data out too, so search_web may be named here as well)"
+        "which tools can carry data outside the team? look at what leaves the host with each "
+        "call: a mail does, and so does a search query, which goes to a search engine outside "
+        "(lesson 04, section 3)"
     ),
 }
 
