@@ -20,9 +20,10 @@ from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from course_lib.decisions import PostCall, PreCall, Trust
 from course_tools.grading import load_exercises
+from course_lib.decisions import Outcome
 from course_lib.permissions import Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
-from course_lib.rule_judges import FILE_OPS, OTHER_TOOLS
+from course_lib.rule_judges import FILE_OPS, LATER, OTHER_TOOLS
 
 ATTR = {f.wire_name: f.attribute for f in FIELDS}
 RIGHT_1A = {name: ToolAnnotations(**{ATTR[h]: (v if v != "n/a" else None) for h, v in hints.items()}) for name, hints in EXPECTED.items()}
@@ -262,6 +263,10 @@ def _requirements_2d(answer, everything: bool):
                     table[key] = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
             for (server, tool), hints in OTHER_TOOLS.items():
                 table[(version, mode, server, tool)] = claude_code_outcome(rules, server, tool, hints, mode=mode, version=version)
+            for tool, hints in LATER.items():  # a tool the server adds later: never silently run
+                got = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
+                bare = claude_code_outcome(Permissions(), "file-ops", tool, hints, mode=mode, version=version)
+                table[(version, mode, "later", tool)] = got is Outcome.RAN and bare is not Outcome.RAN
     return table, all(r.server == "file-ops" for name in RULE_LISTS for r in getattr(rules, name))
 
 
@@ -277,3 +282,27 @@ def test_2d_one_changed_rule_fails_unless_it_means_the_same(capsys):
         assert graded_full == (_requirements_2d(mutant, True) == all_right), what
         same_count, wrong_count = same_count + same, wrong_count + (not same)
     assert same_count >= 2 and wrong_count >= 30  # both kinds are really tried
+
+
+# Part 2e: the nine right predictions, each changed to every other outcome word, must fail.
+RIGHT_2E = {
+    "rotate_keys": {"Codex exec": "ASK-H", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+    "purge_cache": {"Codex exec": "RAN", "Copilot prompt": "RAN", "Claude Code plan": "RAN*"},
+    "tag_release": {"Codex exec": "RAN", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+}
+
+
+def test_2e_every_single_wrong_prediction_fails_visibly_and_in_the_grader(capsys):
+    hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2e.")]
+    assert len(hidden) == 9 and passes("2e", RIGHT_2E, capsys)
+    assert not [c.id for c in hidden if c.judge(RIGHT_2E)]
+    words = ("RAN", "RAN*", "ASK", "ASK-H", "DENY", "HIDDEN")
+    for tool, row in RIGHT_2E.items():
+        for client, right in row.items():
+            for word in words:
+                if word == right:
+                    continue
+                wrong = {t: dict(r) for t, r in RIGHT_2E.items()}
+                wrong[tool][client] = word
+                assert not passes("2e", wrong, capsys), (tool, client, word)
+                assert [c.id for c in hidden if c.judge(wrong)], (tool, client, word)
