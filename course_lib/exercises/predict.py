@@ -221,25 +221,39 @@ def _fate(client: str, hints: dict[str, bool] | None) -> str:
 
 
 def _fate_hint(client: str) -> str:
-    return {
-        "Codex exec": "Codex runs a call unasked when readOnlyHint is true, or when "
-        "destructiveHint and openWorldHint are both declared false; anything else needs "
-        "approval, which codex exec cannot ask for (ASK-H)",
-        "Copilot prompt": "Copilot reads readOnlyHint alone: true runs unasked, whatever "
-        "destructiveHint says; anything else would ask (ASK-H, headless)",
-        "Claude Code plan": "plan mode hands a readOnlyHint: true call to the safety classifier "
-        "(RAN*, it approved in the measurement) and asks about every other call (ASK)",
-    }[client]
+    hints = {
+        "Codex exec": N_(
+            "Codex runs a call unasked when readOnlyHint is true, or when "
+            "destructiveHint and openWorldHint are both declared false; anything else needs "
+            "approval, which codex exec cannot ask for (ASK-H)"
+        ),
+        "Copilot prompt": N_(
+            "Copilot reads readOnlyHint alone: true runs unasked, whatever "
+            "destructiveHint says; anything else would ask (ASK-H, headless)"
+        ),
+        "Claude Code plan": N_(
+            "plan mode hands a readOnlyHint: true call to the safety classifier "
+            "(RAN*, it approved in the measurement) and asks about every other call (ASK)"
+        ),
+    }
+    return _(hints[client])
 
 
 def _check_2e(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
-        return [failed("FATES", f"expected a dict of tool -> {{client: outcome}}, got {answer!r}")]
+        return [
+            failed(
+                "FATES",
+                _("expected a dict of tool -> {{client: outcome}}, got {value}").format(
+                    value=repr(answer)
+                ),
+            )
+        ]
     outcomes = []
     for tool, hints in FATE_TOOLS.items():
         row = answer.get(tool)
         for client in FATE_CLIENTS:
-            label = f"{tool} in {client}"
+            label = _("{tool} in {client}").format(tool=tool, client=client)
             got = row.get(client, TODO) if isinstance(row, Mapping) else TODO
             if contains_todo(got):
                 outcomes.append(not_attempted(label))
@@ -249,14 +263,16 @@ def _check_2e(answer: Any) -> list[Mark]:
                 outcomes.append(
                     failed(
                         label,
-                        f"{got!r} is not an outcome",
-                        f"write one of {', '.join(_FATE_WORDS)}",
+                        _("{value} is not an outcome").format(value=repr(got)),
+                        _("write one of {words}").format(words=", ".join(_FATE_WORDS)),
                     )
                 )
             elif word == _fate(client, hints):
                 outcomes.append(passed(label))
             else:
-                outcomes.append(failed(label, f"not {word}", _fate_hint(client)))
+                outcomes.append(
+                    failed(label, _("not {word}").format(word=word), _fate_hint(client))
+                )
     return outcomes
 
 
@@ -291,9 +307,9 @@ PARTS = (
     ),
     Part(
         "2e",
-        "a new tool in three clients",
+        N_("a new tool in three clients"),
         _check_2e,
-        "replace each TODO with an outcome such as 'RAN' or 'ASK-H'",
-        "predictions",
+        N_("replace each TODO with an outcome such as 'RAN' or 'ASK-H'"),
+        N_("predictions"),
     ),
 )
