@@ -136,6 +136,7 @@ class Part:
     run: Callable[[Any], list[Mark]] = field(repr=False)
     not_attempted_help: str = ""
     unit: str = "checks"
+    graded: bool = True  # False for a lesson's own questions: no grader checks them again
 
 
 def passed(label: str) -> Mark:
@@ -219,10 +220,11 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     if todo and not good and not bad:
         help_ = _(part.not_attempted_help)
         print(
-            _(
-                "{label} {head}: not attempted yet. To start: {help}, then run this cell again."
-            ).format(label=Status.NOT_ATTEMPTED.label, head=head, help=help_)
+            _("{label} {head}: not attempted yet.").format(
+                label=Status.NOT_ATTEMPTED.label, head=head
+            )
         )
+        print(_("   To start: {help}, then run this cell again.").format(help=help_))
         return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
     counts = {"head": head, "good": good, "bad": len(bad), "total": total, "unit": unit}
     if bad:
@@ -243,12 +245,13 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
                 label=Status.PASSED.label, **counts
             )
         )
-        print(
-            _(
-                "   The grader checks again with cases of its own: "
-                "re-read the task before you hand it in."
+        if part.graded:
+            print(
+                _(
+                    "   The grader checks again with cases of its own: "
+                    "re-read the task before you hand it in."
+                )
             )
-        )
         return CheckResult(part.id, Status.PASSED, tuple(marks))
     _print_marks(marks, total, unit)
     status = Status.FAILED if bad else Status.NOT_ATTEMPTED
