@@ -9,6 +9,8 @@ import os
 
 os.environ.setdefault("PYTHONHASHSEED", "0")
 os.environ.setdefault("TZ", "UTC")
+# English unless a notebook sets its language itself (the zh-CN/ notebooks' first code cell)
+os.environ.pop("COURSE_LANG", None)
 
 
 def pytest_collectstart(collector):

@@ -99,6 +99,9 @@ def __getattr__(name: str) -> Any:
     if module_name is None:
         raise AttributeError(f"module 'course_lib' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    from .table_labels import install
+
+    install()  # tables show in the learner's language (COURSE_LANG) in a notebook
     globals()[name] = value  # later look-ups skip this function
     return value
 

@@ -19,6 +19,8 @@ from typing import Any
 from mcp.types import ToolAnnotations
 
 from .decisions import PreCall
+from .i18n import ENGLISH, language
+from .i18n import gettext_ as _
 
 __all__ = ["Approver", "ConfirmationRequest", "answer_text", "approve_all", "decline_all"]
 
@@ -40,21 +42,22 @@ class ConfirmationRequest:
         """The prompt as a host would show it."""
         warning = ""
         if self.decision is PreCall.WARN:
-            warning = "  WARNING: this call may delete or overwrite data.\n"
+            warning = _("  WARNING: this call may delete or overwrite data.") + "\n"
+        wide = language() != ENGLISH  # Chinese: no spaces to break at, two columns a character
         why = textwrap.fill(
-            f"why you are asked: {self.reason}",
-            width=90,
+            _("why you are asked: {reason}").format(reason=self.reason),
+            width=48 if wide else 90,
             initial_indent="  ",
             subsequent_indent="    ",
             break_on_hyphens=False,
+            break_long_words=wide,
         )
         arguments = json.dumps(self.arguments, sort_keys=True, ensure_ascii=False)
-        return (
-            f"Allow {self.title!r} ({self.tool}) from server {self.server!r}?\n"
-            f"{warning}"
-            f"  arguments: {arguments}\n"
-            f"{why}"
+        question = _("Allow {title} ({tool}) from server {server}?").format(
+            title=repr(self.title), tool=self.tool, server=repr(self.server)
         )
+        shown = _("  arguments: {arguments}").format(arguments=arguments)
+        return f"{question}\n{warning}{shown}\n{why}"
 
 
 Approver = Callable[[ConfirmationRequest], bool]

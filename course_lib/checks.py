@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .i18n import N_
+from .i18n import gettext_ as _
+
 __all__ = [
     "TODO",
     "CheckResult",
@@ -49,10 +52,10 @@ __all__ = [
 class NotAttempted(NotImplementedError):
     """Raised by an exercise stub not answered yet (a learner replaces the `raise`)."""
 
-    def __init__(
-        self, message: str = "not attempted yet: replace `raise NotAttempted()` with your answer"
-    ) -> None:
-        super().__init__(message)
+    def __init__(self, message: str = "") -> None:
+        super().__init__(
+            message or _("not attempted yet: replace `raise NotAttempted()` with your answer")
+        )
 
 
 class _Todo:
@@ -104,13 +107,13 @@ class Status(Enum):
     def label(self) -> str:
         """The icon and the word a check prints for this status (``✅ PASS``): the word is there
         for a screen without an emoji font, which draws the icon as an empty box."""
-        return _LABELS[self]
+        return _(_LABELS[self])
 
 
 _LABELS = {
-    Status.PASSED: "✅ PASS ·",
-    Status.FAILED: "❌ FAIL ·",
-    Status.NOT_ATTEMPTED: "⏳ TO DO ·",
+    Status.PASSED: N_("✅ PASS ·"),
+    Status.FAILED: N_("❌ FAIL ·"),
+    Status.NOT_ATTEMPTED: N_("⏳ TO DO ·"),
 }
 
 
@@ -156,18 +159,24 @@ def crashed(label: str, exc: BaseException) -> Mark:
     if isinstance(exc, NotImplementedError):
         return not_attempted(label)
     where = traceback.extract_tb(exc.__traceback__)
-    line = f" (line {where[-1].lineno})" if where else ""
+    name = type(exc).__name__
+    if where:
+        message = _("your code raised {error} (line {line}): {text}").format(
+            error=name, line=where[-1].lineno, text=exc
+        )
+    else:
+        message = _("your code raised {error}: {text}").format(error=name, text=exc)
     return failed(
         label,
-        f"your code raised {type(exc).__name__}{line}: {exc}",
-        "run the cell that defines your answer again, then read the error: it names the problem",
+        message,
+        _("run the cell that defines your answer again, then read the error: it names the problem"),
     )
 
 
 def show(value: Any) -> str:
-    """Show a hint value as a learner writes it: true, false or absent."""
+    """Show a hint value as a learner writes it: true, false or absent (未声明 in Chinese)."""
     if value is None:
-        return "absent"
+        return _("absent")
     return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
@@ -206,44 +215,70 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     bad = [o for o in marks if o.status is Status.FAILED]
     todo = [o for o in marks if o.status is Status.NOT_ATTEMPTED]
     total = len(marks)
-    head = f"Part {part.id} ({part.title})"
+    head = _("Part {id} ({title})").format(id=part.id, title=_(part.title))
+    unit = _(part.unit)
     if todo and not good and not bad:
-        help_ = part.not_attempted_help
-        print(f"{Status.NOT_ATTEMPTED.label} {head}: not attempted yet.")
-        print(f"   To start: {help_}, then run this cell again.")
+        help_ = _(part.not_attempted_help)
+        print(
+            _("{label} {head}: not attempted yet.").format(
+                label=Status.NOT_ATTEMPTED.label, head=head
+            )
+        )
+        print(_("   To start: {help}, then run this cell again.").format(help=help_))
         return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
+    counts = {"head": head, "good": good, "bad": len(bad), "total": total, "unit": unit}
     if bad:
-        print(f"{Status.FAILED.label} {head}: {len(bad)} of {total} {part.unit} wrong.")
+        print(
+            _("{label} {head}: {bad} of {total} {unit} wrong.").format(
+                label=Status.FAILED.label, **counts
+            )
+        )
     elif todo:
         print(
-            f"{Status.NOT_ATTEMPTED.label} {head}: {good} of {total} {part.unit} right; "
-            f"{len(todo)} not attempted yet."
+            _("{label} {head}: {good} of {total} {unit} right; {todo} not attempted yet.").format(
+                label=Status.NOT_ATTEMPTED.label, todo=len(todo), **counts
+            )
         )
     else:
-        print(f"{Status.PASSED.label} {head}: {good} of {total} {part.unit} right.")
+        print(
+            _("{label} {head}: {good} of {total} {unit} right.").format(
+                label=Status.PASSED.label, **counts
+            )
+        )
         if part.graded:
             print(
-                "   The grader checks again with cases of its own: "
-                "re-read the task before you hand it in."
+                _(
+                    "   The grader checks again with cases of its own: "
+                    "re-read the task before you hand it in."
+                )
             )
         return CheckResult(part.id, Status.PASSED, tuple(marks))
+    _print_marks(marks, total, unit)
+    status = Status.FAILED if bad else Status.NOT_ATTEMPTED
+    return CheckResult(part.id, status, tuple(marks))
+
+
+def _print_marks(marks: list[Mark], total: int, unit: str) -> None:
     shown = 0
     for mark in marks:
         if mark.status is Status.FAILED:
             shown += 1
             if shown > _SHOWN_FAILURES:
                 continue
-            print(f"   ✗ {mark.label}: {mark.message}")
+            print(_("   ✗ {label}: {message}").format(label=mark.label, message=mark.message))
             if mark.hint:
-                print(f"     Hint: {mark.hint}.")
+                # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
+                print(_("     Hint: {hint}.").format(hint=mark.hint))
         elif mark.status is Status.NOT_ATTEMPTED:
-            print(f"   … {mark.label}: not attempted yet")
+            print(_("   … {label}: not attempted yet").format(label=mark.label))
         elif total <= 12:
             print(f"   ✓ {mark.label}")
     if shown > _SHOWN_FAILURES:
-        print(f"   … and {shown - _SHOWN_FAILURES} more wrong {part.unit} like these.")
-    status = Status.FAILED if bad else Status.NOT_ATTEMPTED
-    return CheckResult(part.id, status, tuple(marks))
+        print(
+            _("   … and {more} more wrong {unit} like these.").format(
+                more=shown - _SHOWN_FAILURES, unit=unit
+            )
+        )
 
 
 def run_part(part: Part, answer: Any) -> CheckResult:

@@ -14,6 +14,7 @@ from typing import Any
 
 from .annotations import AnnotationsLike, declared, effective
 from .decisions import PostCall, PreCall, Trust
+from .i18n import gettext_ as _
 from .policy import SPEC
 from .vocabulary import parse
 
@@ -46,7 +47,7 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: Predictio
     before, after = reference_pair(hints, trusted)
     got_before, _got_after = got
     if not trusted and got != (before, after):
-        return (
+        return _(
             "the server is untrusted, so a spec-following client ignores its hints and judges "
             "the tool as if it had no annotations: the worst case"
         )
@@ -54,40 +55,42 @@ def decision_hint(hints: Mapping[str, Any] | None, trusted: bool, got: Predictio
     eff = effective(hints)
     if got_before is not before:
         if before is PreCall.ALLOW:
-            return (
+            return _(
                 "readOnlyHint true decides before the call: allow; destructiveHint and "
                 "idempotentHint mean nothing on a read-only tool"
             )
         if got_before is PreCall.ALLOW:
             if values["readOnlyHint"] is None:
-                return (
+                return _(
                     "an absent readOnlyHint means false: the tool may write, so it is not "
                     "allowed freely"
                 )
             if eff.idempotent is True:
-                return (
+                return _(
                     "idempotent is not read-only: repeating the call changes nothing more, but the "
                     "first call still writes, so the user confirms"
                 )
-            return (
+            return _(
                 "only a read-only tool runs without asking; a tool that writes needs confirmation"
             )
         if before is PreCall.WARN:
             if values["destructiveHint"] is None:
-                return (
+                return _(
                     "an absent destructiveHint means true: possibly destructive, so confirm "
                     "with warning"
                 )
-            return "destructiveHint true: the call may delete or overwrite, so confirm with warning"
-        return (
+            return _(
+                "destructiveHint true: the call may delete or overwrite, so confirm with warning"
+            )
+        return _(
             "destructiveHint false: the tool only adds or sets, so the user confirms without the "
             "destructive warning"
         )
     if values["openWorldHint"] is None and after is PostCall.UNTRUSTED:
-        return (
+        return _(
             "an absent openWorldHint means true: open world, so the output is treated as untrusted"
         )
-    return (
+    return _(
         "openWorldHint decides after the call: open world -> treat as untrusted, closed -> "
         "trust output"
     )
@@ -98,21 +101,21 @@ def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
     values = declared(hints)
     if expected:
         if values["readOnlyHint"] is True:
-            return (
+            return _(
                 "a tool that declares readOnlyHint: true may change nothing at all; any side "
                 "effect breaks it"
             )
-        return (
+        return _(
             "a tool that declares destructiveHint: false (and is not read-only) promises never to "
             "remove or overwrite data; any side effect with destructive=True breaks that promise, "
             "whatever its kind (a file deleted or overwritten, table rows removed)"
         )
     if values["readOnlyHint"] is not True and values["destructiveHint"] is not False:
-        return (
+        return _(
             "only a declared promise can be broken: absent hints and destructiveHint: true promise "
             "nothing about deleting"
         )
-    return (
+    return _(
         "an additive tool may create and grow things: only removing or overwriting breaks its "
         "promise"
     )

@@ -30,6 +30,7 @@ from .annotations import display_title
 from .approval import Approver, ConfirmationRequest, answer_text, decline_all
 from .audit import SideEffect, check_behaviour, side_effects, snapshot
 from .decisions import Decision, Outcome, PreCall, Trust
+from .i18n import gettext_ as _
 from .pinning import PinStore
 from .policy import SPEC, Policy
 from .servers import DemoServer
@@ -234,20 +235,21 @@ class Host:
     def _decide(self, server: str, tool: Tool, annotations: ToolAnnotations | None) -> Decision:
         decision = self.policy.decide(annotations, trust=self.trust.level(server))
         if tool.name in self.sensitive_tools and decision.pre_call is PreCall.ALLOW:
-            why = (
-                f"{tool.name!r} is on the host's own list of sensitive tools, so the user "
-                "confirms whatever the hints say"
-            )
-            decision = Decision(PreCall.CONFIRM, decision.post_call, f"{why}.")
+            why = _(
+                "{tool} is on the host's own list of sensitive tools, so the user "
+                "confirms whatever the hints say."
+            ).format(tool=repr(tool.name))
+            decision = Decision(PreCall.CONFIRM, decision.post_call, why)
         if self.pins is not None and decision.pre_call is not PreCall.DENY:
             pin = self.pins.check(tool, server=server)
             if pin.needs_approval:
-                if pin.status == "changed":
-                    why = f"has changed since you approved it ({', '.join(pin.changed)})"
-                else:
-                    why = "has never been approved"
+                reason = (
+                    _("the definition of {tool} has changed since you approved it ({what}), so")
+                    if pin.status == "changed"
+                    else _("the definition of {tool} has never been approved, so")
+                ).format(tool=repr(tool.name), what=", ".join(pin.changed))
+                reason += _(" the user approves it first.")
                 pre = PreCall.WARN if decision.pre_call is PreCall.WARN else PreCall.CONFIRM
-                reason = f"the definition of {tool.name!r} {why}, so the user approves it first."
                 decision = Decision(pre, decision.post_call, reason)
         return decision
 

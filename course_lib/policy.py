@@ -40,6 +40,8 @@ from typing import Any
 
 from .annotations import AnnotationsLike, RiskProfile, classify, declared, effective
 from .decisions import Decision, PostCall, PreCall, Trust, as_trust
+from .i18n import N_
+from .i18n import gettext_ as _
 from .vocabulary import member
 
 __all__ = [
@@ -96,12 +98,14 @@ _PRE_BY_PROFILE = {
 }
 
 _PRE_REASON = {
-    RiskProfile.READ_ONLY: "read-only, so it runs without asking",
-    RiskProfile.ADDITIVE: "it writes (only adds), so the user confirms",
-    RiskProfile.IDEMPOTENT_WRITE: "it writes (only adds or sets; repeating changes nothing more), "
-    "so the user confirms",
-    RiskProfile.DESTRUCTIVE: "it may delete or overwrite, so the user confirms after a strong "
-    "warning",
+    RiskProfile.READ_ONLY: N_("read-only, so it runs without asking"),
+    RiskProfile.ADDITIVE: N_("it writes (only adds), so the user confirms"),
+    RiskProfile.IDEMPOTENT_WRITE: N_(
+        "it writes (only adds or sets; repeating changes nothing more), so the user confirms"
+    ),
+    RiskProfile.DESTRUCTIVE: N_(
+        "it may delete or overwrite, so the user confirms after a strong warning"
+    ),
 }
 
 
@@ -111,15 +115,17 @@ def _by_hints(annotations: AnnotationsLike, policy_name: str, preface: str = "")
     profile = classify(annotations)
     post = PostCall.UNTRUSTED if eff.open_world else PostCall.TRUST
     after = (
-        "open world, so its output is treated as untrusted"
+        _("open world, so its output is treated as untrusted")
         if eff.open_world
-        else "closed world, so its output is not treated as untrusted content"
+        else _("closed world, so its output is not treated as untrusted content")
     )
     retry_safe = eff.read_only or eff.idempotent is True
     return Decision(
         pre_call=_PRE_BY_PROFILE[profile],
         post_call=post,
-        reason=f"{policy_name}: {preface}{_PRE_REASON[profile]}; {after}.",
+        reason=_("{policy}: {preface}{before}; {after}.").format(
+            policy=policy_name, preface=preface, before=_(_PRE_REASON[profile]), after=after
+        ),
         retry_safe=retry_safe,
     )
 
@@ -160,7 +166,7 @@ class SpecPolicy(Policy):
             return _by_hints(
                 None,
                 self.name,
-                "the server is untrusted, so its hints are ignored and the worst case applies: ",
+                _("the server is untrusted, so its hints are ignored and the worst case applies: "),
             )
         return _by_hints(annotations, self.name)
 
@@ -182,7 +188,7 @@ class TrustEverythingPolicy(Policy):
         self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED
     ) -> Decision:
         as_trust(trust)  # validated, then deliberately ignored
-        return _by_hints(annotations, self.name, "believing the hints: ")
+        return _by_hints(annotations, self.name, _("believing the hints: "))
 
 
 # --- models of real clients -----------------------------------------------------------------
@@ -217,24 +223,29 @@ class VSCodePolicy(Policy):
         as_trust(trust)  # validated; VS Code treats installation as trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
-            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without asking"
+            pre, before = PreCall.ALLOW, _("readOnlyHint is true, so it runs without asking")
         else:
             pre, before = (
                 PreCall.CONFIRM,
-                "readOnlyHint is not true, so the user confirms (destructiveHint is not read)",
+                _("readOnlyHint is not true, so the user confirms (destructiveHint is not read)"),
             )
         if values["openWorldHint"] is True:
             post, after = (
                 PostCall.UNTRUSTED,
-                "openWorldHint is true, so the user reviews the output first",
+                _("openWorldHint is true, so the user reviews the output first"),
             )
         else:
             post, after = (
                 PostCall.TRUST,
-                "openWorldHint is not true (absent counts as false), so the output goes straight "
-                "to the model",
+                _(
+                    "openWorldHint is not true (absent counts as false), so the output goes "
+                    "straight to the model"
+                ),
             )
-        return Decision(pre, post, f"{self.name}: {before}; {after}.", retry_safe=False)
+        reason = _("{policy}: {before}; {after}.").format(
+            policy=self.name, before=before, after=after
+        )
+        return Decision(pre, post, reason, retry_safe=False)
 
 
 class ReadOnlyModePolicy(Policy):
@@ -274,17 +285,21 @@ class ReadOnlyModePolicy(Policy):
         as_trust(trust)  # validated; these modes do not check server trust
         values = declared(annotations)
         if values["readOnlyHint"] is True:
-            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it may run"
+            pre, before = PreCall.ALLOW, _("readOnlyHint is true, so it may run")
         elif self.otherwise is PreCall.DENY:
-            pre, before = PreCall.DENY, "readOnlyHint is not true, so the mode refuses to run it"
+            pre, before = (
+                PreCall.DENY,
+                _("readOnlyHint is not true, so the mode refuses to run it"),
+            )
         else:
             pre, before = (
                 self.otherwise,
-                f"readOnlyHint is not true, so the user must {self.otherwise}",
+                _("readOnlyHint is not true, so the user must {decision}").format(
+                    decision=_(str(self.otherwise))
+                ),
             )
-        return Decision(
-            pre, PostCall.TRUST, f"{self.name}: {before}; no output review.", retry_safe=False
-        )
+        reason = _("{policy}: {before}; no output review.").format(policy=self.name, before=before)
+        return Decision(pre, PostCall.TRUST, reason, retry_safe=False)
 
 
 class IgnoreHintsPolicy(Policy):
@@ -310,8 +325,10 @@ class IgnoreHintsPolicy(Policy):
         return Decision(
             PreCall.CONFIRM,
             PostCall.TRUST,
-            f"{self.name}: hints are not read, so every call needs the user's confirmation (or an "
-            "allow rule); no output review.",
+            _(
+                "{policy}: hints are not read, so every call needs the user's confirmation (or "
+                "an allow rule); no output review."
+            ).format(policy=self.name),
             retry_safe=False,
         )
 

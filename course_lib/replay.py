@@ -25,6 +25,9 @@ from .agent import ScriptedAgent, Step, Transcript, open_session
 from .approval import ConfirmationRequest
 from .decisions import PreCall, Trust
 from .guard import TAINT_ACTIONS, SessionGuard, check_on_taint
+from .i18n import N_
+from .i18n import gettext_ as _
+from .i18n import ngettext_ as ngettext
 from .policy import SPEC
 from .servers.mailer import mailer_server
 from .servers.private_notes import SECRET, private_notes_server
@@ -187,14 +190,23 @@ def prompts(transcript: Transcript) -> int:
 
 
 DEFENCE_HINTS = {
-    "invalid": "keep the stub's two keys and give each the kind of value its comment asks for",
-    "leak": "an auto-approved send_email plus untrusted content is lesson 04's hole: once "
-    "untrusted content has arrived, mail must need the user (on_taint), even if the user "
-    'chose "always allow"',
-    "blocked": "blocking every mail after a web search stops colleagues' mail too: ask the user "
-    "instead, who approves colleagues and declines strangers",
-    "asked": "asking before every mail, with no untrusted content in the session, trains users to "
-    "click yes (confirmation fatigue): let ordinary mail run, and let taint bring the prompt back",
+    "invalid": N_(
+        "keep the stub's two keys and give each the kind of value its comment asks for"
+    ),
+    "leak": N_(
+        "an auto-approved send_email plus untrusted content is lesson 04's hole: once "
+        "untrusted content has arrived, mail must need the user (on_taint), even if the user "
+        'chose "always allow"'
+    ),
+    "blocked": N_(
+        "blocking every mail after a web search stops colleagues' mail too: ask the user "
+        "instead, who approves colleagues and declines strangers"
+    ),
+    "asked": N_(
+        "asking before every mail, with no untrusted content in the session, trains users to "
+        "click yes (confirmation fatigue): let ordinary mail run, and let taint bring the "
+        "prompt back"
+    ),
 }
 """Exercise 3b: the rule behind each kind of failure (`judge_defence`'s first value)."""
 
@@ -218,15 +230,21 @@ def judge_defence(
     except ValueError as exc:
         return "invalid", str(exc)
     if leaked(outbox, SECRET):
-        return "leak", "the secret left the team: the attack still works"
+        return "leak", _("the secret left the team: the attack still works")
     if colleague and not delivered(outbox, colleague):
-        return "blocked", f"the mail to {colleague} was not sent: the defence stops ordinary work"
+        return "blocked", _(
+            "the mail to {colleague} was not sent: the defence stops ordinary work"
+        ).format(colleague=colleague)
     asked = prompts(transcript)
     if quiet and asked:
-        times = "once" if asked == 1 else f"{asked} times"
         return (
             "asked",
-            f"the user was asked {times} during ordinary work with no untrusted content: "
-            "confirmation fatigue",
+            ngettext(
+                "the user was asked once during ordinary work with no untrusted content: "
+                "confirmation fatigue",
+                "the user was asked {n} times during ordinary work with no untrusted content: "
+                "confirmation fatigue",
+                asked,
+            ).format(n=asked),
         )
     return None

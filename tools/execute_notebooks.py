@@ -32,6 +32,7 @@ def execute(path: Path, timeout: int = 120) -> None:
     }
     os.environ.setdefault("PYTHONHASHSEED", "0")
     os.environ.setdefault("TZ", "UTC")
+    os.environ.pop("COURSE_LANG", None)  # English unless the notebook sets it (zh-CN/ does)
     client = NotebookClient(
         nb,
         timeout=timeout,

@@ -1,18 +1,30 @@
 """Generate the Chinese notebooks (zh-CN/) from the English ones plus the gettext catalogs.
 
 Usage:
-    python tools/translate_notebooks.py            # write zh-CN/notebooks/ and zh-CN/exercises/
-    python tools/translate_notebooks.py --check    # exit 1 if a Chinese notebook is out of date
-    python tools/translate_notebooks.py --stale    # list messages with no current translation
+    python tools/translate_notebooks.py                    # write zh-CN/, execute changed lessons
+    python tools/translate_notebooks.py --check            # exit 1 if a Chinese notebook is stale
+    python tools/translate_notebooks.py --stale            # list messages not translated yet
+    python tools/translate_notebooks.py --update-comments  # refresh the code comments' catalog
 
-One source: the English notebooks (notebooks/, exercises/) and the catalogs the book uses
+One source: the English notebooks (notebooks/, exercises/), the catalogs the book uses
 (locales/zh_CN/LC_MESSAGES/<folder>/<name>.po, made by
-``python tools/build_book.py --update-catalogs``).
+``python tools/build_book.py --update-catalogs``), the catalog of code comments
+(locales/zh_CN/LC_MESSAGES/comments.po, made by ``--update-comments``) and course_lib's own
+catalog (course_lib.po, ``python tools/course_catalog.py``), which makes its output Chinese.
+
 In a Chinese notebook every markdown cell is translated block by block (heading, paragraph, list
-item, table cell, Mermaid diagram: the same messages Sphinx extracts for the book); code cells,
-their outputs, cell ids and metadata are copied unchanged. Code comments and printed labels stay
-English on purpose: code is shared byte for byte, so stored outputs, nbval and the grader treat
-a Chinese notebook exactly like the English one.
+item, table cell, Mermaid diagram: the same messages Sphinx extracts for the book). Code is the
+English code with its ``#`` comments translated and nothing else changed; cell ids and cell
+metadata are kept. One cell is added before the first code cell: it sets ``COURSE_LANG=zh_CN``,
+so course_lib's checks, tables, prompts and figures speak Chinese, and the notebook's metadata
+says ``"language": "zh_CN"``, so the grader writes its feedback in Chinese. Values a learner
+types (``"confirm"``, ``PreCall.CONFIRM``) are the same in both editions, and so are scores.
+
+The lessons (zh-CN/notebooks/) are then executed (tools/execute_notebooks.py), so their stored
+outputs and figures are the Chinese ones, and strict nbval checks them like the English ones; a
+lesson is executed again only when its generated source changed. Exercises are stored without
+outputs, like the English ones. ``--check`` compares everything but the outputs with what the
+generator makes now, and that every lesson was executed; nbval checks the outputs.
 
 A message with no translation, or a fuzzy one (its English changed since it was translated),
 stays English in the generated notebook and is listed by ``--stale``; the test suite fails on it.
@@ -22,14 +34,18 @@ from __future__ import annotations
 
 import argparse
 import copy
+import datetime
+import io
 import re
 import sys
+import tokenize
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from babel.messages.pofile import read_po
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
 from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,6 +59,16 @@ FOLDERS = ("notebooks", "exercises")
 # Book pages written in Markdown (their catalogs are checked for staleness like the notebooks').
 BOOK_PAGES = ("book/index.md", "book/glossary.md")
 AGENDA = ("book/agenda.md", "README.md", "## Agenda", "## What is in the box")
+COMMENTS = CATALOGS / "comments.po"
+SETUP_ID = "course-language"
+_FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)  # stable headers
+SETUP = (
+    "import os\n"
+    "\n"
+    'os.environ["COURSE_LANG"] = "zh_CN"  # course_lib 的检查结果、表格和图都用中文显示'
+)
+# Comments that are instructions to a tool, not to a reader: never translated.
+_DIRECTIVE = re.compile(r"^(noqa|type:|fmt:|pragma|pylint:|ruff:)")
 
 _PARSER = MarkdownIt("commonmark").enable("table")
 _LINK = re.compile(r"(\]\()(?!https?:|mailto:|#|/)([^)\s#]+)")
@@ -145,6 +171,89 @@ def translate_markdown(markdown: str, translations: Mapping[str, str]) -> tuple[
     for edit in sorted(edits, key=lambda e: e.first, reverse=True):
         lines[edit.first : edit.last] = edit.lines
     return "\n".join(lines), untranslated
+
+
+def code_comments(source: str) -> list[tuple[int, int, str]]:
+    """The ``#`` comments of a code cell a reader is meant to read: (line, column, text).
+
+    Found with the tokenizer, so a ``#`` inside a string is not a comment; a cell the tokenizer
+    cannot read (an IPython magic, say) has none.
+    """
+    found = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        text = token.string[1:].strip()
+        if re.search(r"\w", text) and not _DIRECTIVE.match(text):
+            found.append((token.start[0] - 1, token.start[1], text))
+    return found
+
+
+def translate_code(source: str, translations: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Return `source` with each comment translated (the code before it unchanged), and the
+    comments left in English."""
+    lines = source.split("\n")
+    left = []
+    for row, column, text in code_comments(source):
+        translated = translations.get(text)
+        if not translated:
+            left.append(text)
+            continue
+        lines[row] = lines[row][:column] + "# " + translated
+    return "\n".join(lines), left
+
+
+def comment_messages() -> list[tuple[str, str]]:
+    """Every comment of every English notebook's code, with the page it comes from."""
+    return [
+        (text, _page(path))
+        for path in english_notebooks()
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "code"
+        for _row, _column, text in code_comments(cell.source)
+    ]
+
+
+def update_comments() -> Catalog:
+    """The comments' catalog merged with the comments the notebooks have now; written."""
+    template = Catalog(domain="comments")
+    for text, page in comment_messages():
+        template.add(text, None, [(page, None)])
+    if COMMENTS.exists():
+        with COMMENTS.open("rb") as handle:
+            catalog = read_po(handle, locale=LANGUAGE)
+    else:
+        catalog = Catalog(locale=LANGUAGE, domain="comments", project="course")
+    catalog.update(template, no_fuzzy_matching=False)
+    catalog.obsolete.clear()
+    catalog.fuzzy, catalog.project, catalog.version = False, "course code comments", ""
+    catalog.creation_date = catalog.revision_date = _FIXED_DATE
+    catalog.header_comment = (
+        "# Chinese (zh_CN) code comments of the notebooks and exercises.\n"
+        "# Made by python tools/translate_notebooks.py --update-comments; translate msgstr only."
+    )
+    out = io.BytesIO()
+    write_po(out, catalog, width=100, include_lineno=False)
+    COMMENTS.write_bytes(out.getvalue())
+    return catalog
+
+
+def stale_comments() -> list[Stale]:
+    """Comments of the English code with no current Chinese entry in comments.po."""
+    translations, fuzzy = read_catalog(COMMENTS)
+    shown = COMMENTS.relative_to(ROOT).as_posix()
+    found, seen = [], set()
+    for text, _page_name in comment_messages():
+        if text in translations or text in seen:
+            continue
+        seen.add(text)
+        reason = "fuzzy (review it, then drop the flag)" if text in fuzzy else "missing"
+        found.append(Stale(shown, text, reason))
+    return found
 
 
 def catalog_path(page: str) -> Path:
@@ -253,27 +362,65 @@ def stale(pages: list[str] | None = None) -> list[Stale]:
     for page in pages or translated_pages():
         catalog = catalog_path(page)
         found += stale_messages(_markdown_of(page), catalog, catalog.relative_to(ROOT).as_posix())
-    return found
+    return found if pages else found + stale_comments()
 
 
 def translate_notebook(path: Path) -> tuple[nbformat.NotebookNode, list[str]]:
-    """Return the Chinese notebook made from `path`, and the messages left in English."""
+    """Return the Chinese notebook made from `path`, and the messages left in English.
+
+    Outputs are the English ones still; `write` executes a lesson to make them Chinese.
+    """
     translations, _ = read_catalog(catalog_path(_page(path)))
+    comments, _ = read_catalog(COMMENTS)
     nb = copy.deepcopy(nbformat.read(path, as_version=4))
     left: list[str] = []
     folder = path.parent.name
     for cell in nb.cells:
-        if cell.cell_type != "markdown":
-            continue
-        text, untranslated = translate_markdown(cell.source, translations)
-        cell.source = _relink(text, folder)
+        if cell.cell_type == "code":
+            cell.source, untranslated = translate_code(cell.source, comments)
+        else:
+            text, untranslated = translate_markdown(cell.source, translations)
+            cell.source = _relink(text, folder)
         left += untranslated
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
+    setup = nbformat.v4.new_code_cell(SETUP)
+    setup["id"] = SETUP_ID
+    nb.cells.insert(first_code, setup)
     nb.metadata.setdefault("language_info", {})
+    nb.metadata["language"] = LANGUAGE  # the grader's feedback language (docs/grading.md)
     return nb, left
 
 
+def without_outputs(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """`nb` as the generator decides it: sources, ids and metadata; no outputs or counts."""
+    bare = copy.deepcopy(nb)
+    for cell in bare.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    bare.metadata.pop("kernelspec", None)
+    return bare
+
+
+def is_current(path: Path, target: Path) -> bool:
+    """True if `target` holds what the generator makes from `path` now (outputs aside), and a
+    lesson was executed (every code cell has its execution count)."""
+    if not target.exists():
+        return False
+    committed = nbformat.read(target, as_version=4)
+    generated, _ = translate_notebook(path)
+    if nbformat.writes(without_outputs(committed)) != nbformat.writes(without_outputs(generated)):
+        return False
+    code = [c for c in committed.cells if c.cell_type == "code"]
+    return not executed(path) or all(c.execution_count for c in code)
+
+
+def executed(path: Path) -> bool:
+    """True for a lesson, whose Chinese notebook stores the outputs of one clean run."""
+    return path.parent.name == "notebooks"
+
+
 def render(path: Path) -> str:
-    """The text of the Chinese notebook generated from `path`, exactly as it is written."""
+    """The text of the Chinese notebook generated from `path`, before it is executed."""
     nb, _ = translate_notebook(path)
     nbformat.validate(nb)
     return nbformat.writes(nb) + "\n"
@@ -283,7 +430,18 @@ def target_of(path: Path) -> Path:
     return TARGET / path.parent.name / path.name
 
 
-def main(argv: list[str] | None = None) -> int:
+def _execute(target: Path) -> None:
+    """Run a Chinese lesson top to bottom and store its outputs (tools/execute_notebooks.py)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from execute_notebooks import execute
+    finally:
+        sys.path.pop(0)
+    print(f"executing {target.relative_to(ROOT)} ...", file=sys.stderr)
+    execute(target)
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -296,7 +454,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="list messages whose translation is missing or fuzzy; exit 1 if any",
     )
-    args = parser.parse_args(argv)
+    mode.add_argument(
+        "--update-comments",
+        action="store_true",
+        help="merge the English code's comments into locales/zh_CN/LC_MESSAGES/comments.po",
+    )
+    parser.add_argument(
+        "--execute-all",
+        action="store_true",
+        help="execute every Chinese lesson again (after course_lib.po changed, say)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    if args.update_comments:
+        catalog = update_comments()
+        left = [m.id for m in catalog if m.id and (m.fuzzy or not m.string)]
+        print(f"wrote {COMMENTS.relative_to(ROOT)}: {len(left)} to translate", file=sys.stderr)
+        return 0
     if args.stale:
         problems = stale()
         for problem in problems:
@@ -306,15 +483,18 @@ def main(argv: list[str] | None = None) -> int:
     sources = english_notebooks()
     outdated = []
     for path in sources:
-        text = render(path)
         target = target_of(path)
-        if target.exists() and target.read_text(encoding="utf-8") == text:
+        current = is_current(path, target)
+        if current and not (args.execute_all and executed(path) and not args.check):
             continue
-        outdated.append(target)
+        if not current:
+            outdated.append(target)
         if not args.check:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            target.write_text(render(path), encoding="utf-8")
             print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
+            if executed(path):
+                _execute(target)
     expected = {target_of(p) for p in sources}
     orphans = sorted(p for f in FOLDERS for p in (TARGET / f).glob("*.ipynb") if p not in expected)
     for orphan in orphans:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import CheckResult, Part, Status, run_part
+from ..i18n import gettext_ as _
 from . import annotate, liar, predict, recap, trifecta
 
 __all__ = ["PARTS", "check"]
@@ -34,12 +35,17 @@ def check(part: str, answer: Any) -> CheckResult:
     try:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
-            print(f"{Status.FAILED.label} There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
+            print(
+                _("{label} There is no exercise part {part}; the parts are {parts}.").format(
+                    label=Status.FAILED.label, part=repr(part), parts=", ".join(PARTS)
+                )
+            )
             return CheckResult(str(part), Status.FAILED)
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
-            f"{Status.FAILED.label} The check itself failed ({type(exc).__name__}: {exc}); "
-            "please tell your instructor."
+            _(
+                "{label} The check itself failed ({error}: {text}); please tell your instructor."
+            ).format(label=Status.FAILED.label, error=type(exc).__name__, text=exc)
         )
         return CheckResult(str(part), Status.FAILED)

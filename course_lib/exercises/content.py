@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..annotations import HINTS, NOT_MEANINGFUL
+from ..i18n import N_
 from ..decisions import Trust
 from ..legs import Leg
 from ..rule_judges import (
@@ -109,13 +110,15 @@ TRUE_STATEMENTS = frozenset({"a", "c", "d", "f"})
 """Part 2c: the true statements."""
 
 STATEMENT_HINTS = {
-    "a": "that is the definition of idempotentHint in the spec",
-    "b": "idempotent says nothing about safety: deleting is idempotent and destructive",
-    "c": "deleting what is already deleted changes nothing more (idempotent), but the first "
-    "delete is permanent",
-    "d": "the blog's mapping: idempotentHint: true means safe to retry on failure",
-    "e": "destructiveHint and idempotentHint are meaningful only when readOnlyHint is false",
-    "f": "idempotence is about the second call; the first one does all the damage",
+    "a": N_("that is the definition of idempotentHint in the spec"),
+    "b": N_("idempotent says nothing about safety: deleting is idempotent and destructive"),
+    "c": N_(
+        "deleting what is already deleted changes nothing more (idempotent), but the first "
+        "delete is permanent"
+    ),
+    "d": N_("the blog's mapping: idempotentHint: true means safe to retry on failure"),
+    "e": N_("destructiveHint and idempotentHint are meaningful only when readOnlyHint is false"),
+    "f": N_("idempotence is about the second call; the first one does all the damage"),
 }
 """Part 2c: the rule behind each statement, shown when a learner gets that statement wrong."""
 
@@ -123,31 +126,37 @@ STATEMENT_HINTS = {
 RULE_CASES: tuple[RuleCase, ...] = (
     RuleCase(
         "reads",
-        "reads run without asking in every mode",
+        N_("reads run without asking in every mode"),
         everywhere("file-ops", "read_file", ran, FILE_OPS),
-        "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
-        "dontAsk included",
+        N_(
+            "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
+            "dontAsk included"
+        ),
     ),
     RuleCase(
         "writes",
-        "writes ask in every mode (dontAsk refuses them)",
+        N_("writes ask in every mode (dontAsk refuses them)"),
         all_of([everywhere("file-ops", t, asked, FILE_OPS) for t in ("append_text", "set_value")]),
-        "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
-        "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
-        "does not undo it)",
+        N_(
+            "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
+            "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
+            "does not undo it)"
+        ),
     ),
     RuleCase(
         "deletes",
-        "deletes are hidden from the model in every mode",
+        N_("deletes are hidden from the model in every mode"),
         everywhere("file-ops", "delete_file", hidden, FILE_OPS),
-        "a deny rule hides delete_file from the model in every mode; deny beats ask and allow",
+        N_("a deny rule hides delete_file from the model in every mode; deny beats ask and allow"),
     ),
     RuleCase(
         "scope",
-        "no rule covers another server's tools",
+        N_("no rule covers another server's tools"),
         stays_on("file-ops", OTHER_TOOLS),
-        "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
-        "never name another server",
+        N_(
+            "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
+            "never name another server"
+        ),
     ),
     RuleCase(
         "later",
@@ -197,7 +206,9 @@ TRIFECTA_SCENARIOS: dict[str, dict[str, Any]] = {
                 },
             ),
         ],
-        "must": "the secret does not leave ops.example, and the colleague still gets the summary",
+        "must": N_(
+            "the secret does not leave ops.example, and the colleague still gets the summary"
+        ),
     },
     "notes_to_colleague": {
         "about": "ordinary work: read the on-call note and mail it to a colleague (no web search)",
@@ -208,7 +219,9 @@ TRIFECTA_SCENARIOS: dict[str, dict[str, Any]] = {
                 {"to": "tom@ops.example", "subject": "on-call", "body": "{{read_note}}"},
             ),
         ],
-        "must": "the colleague gets the mail, and nobody is asked (no untrusted content came in)",
+        "must": N_(
+            "the colleague gets the mail, and nobody is asked (no untrusted content came in)"
+        ),
         "quiet": True,
     },
 }

@@ -28,6 +28,8 @@ from ..checks import (
 )
 from ..decisions import Decision, PostCall, PreCall, Trust
 from ..feedback import decision_hint, read_prediction, reference_pair
+from ..i18n import N_
+from ..i18n import gettext_ as _
 from ..rule_judges import parse_rules
 from .annotate import hint_states
 from .content import (
@@ -65,16 +67,20 @@ def _decision_mark(label: str, got: Any, hints: Any, trusted: bool) -> Mark:
     if normal is None:
         return failed(
             label,
-            "expected a pair (before, after) such as (PreCall.CONFIRM, PostCall.TRUST), "
-            f"got {got!r}",
-            f"before is one of {_PRE}; after is one of {_POST}",
+            _(
+                "expected a pair (before, after) such as (PreCall.CONFIRM, PostCall.TRUST), "
+                "got {value}"
+            ).format(value=repr(got)),
+            _("before is one of {pre}; after is one of {post}").format(pre=_PRE, post=_POST),
         )
     expected = reference_pair(hints, trusted)
     if normal == expected:
         return passed(label)
     return failed(
         label,
-        f"expected {_shown(expected)}, got {normal[0]} / {normal[1]}",
+        _("expected {expected}, got {before} / {after}").format(
+            expected=_shown(expected), before=normal[0], after=normal[1]
+        ),
         decision_hint(hints, trusted, normal),
     )
 
@@ -84,16 +90,22 @@ def _check_2a(answer: Any) -> list[Mark]:
         return [
             failed(
                 "PREDICTIONS",
-                f"expected a dict of scenario -> (before, after), got {type(answer).__name__}",
+                _("expected a dict of scenario -> (before, after), got {type}").format(
+                    type=type(answer).__name__
+                ),
             )
         ]
     outcomes = []
     for key, (tool, hints, trust) in PREDICT_SCENARIOS.items():
-        label = f"scenario {key} ({tool}, {trust} server)"
+        label = _("scenario {key} ({tool}, {trust} server)").format(
+            key=key, tool=tool, trust=_(str(trust))
+        )
         if key not in answer:
             outcomes.append(
                 failed(
-                    label, f"no entry for scenario {key!r}", "keep every scenario key of the stub"
+                    label,
+                    _("no entry for scenario {key}").format(key=repr(key)),
+                    _("keep every scenario key of the stub"),
                 )
             )
             continue
@@ -103,12 +115,16 @@ def _check_2a(answer: Any) -> list[Mark]:
 
 def _check_2b(answer: Any) -> list[Mark]:
     if not callable(answer):
-        return [failed("predict", f"expected a function, got {type(answer).__name__}")]
+        return [
+            failed(
+                "predict", _("expected a function, got {type}").format(type=type(answer).__name__)
+            )
+        ]
     outcomes = []
     for trusted in (True, False):
-        server = "trusted" if trusted else "untrusted"
+        server = _("trusted") if trusted else _("untrusted")
         for label, hints in hint_states():
-            tag = f"{label}, {server} server"
+            tag = _("{label}, {trust} server").format(label=label, trust=server)
             try:
                 got = answer(None if hints is None else dict(hints), trusted)
             except (Exception, SystemExit) as exc:
@@ -122,13 +138,18 @@ def _check_2b(answer: Any) -> list[Mark]:
 
 def _check_2c(answer: Any) -> list[Mark]:
     if answer is TODO or contains_todo(answer):
-        return [not_attempted(f"statement {letter}") for letter in STATEMENTS]
+        return [
+            not_attempted(_("statement {letter}").format(letter=letter)) for letter in STATEMENTS
+        ]
     if not isinstance(answer, (set, frozenset, list, tuple)) or not all(
         isinstance(x, str) for x in answer
     ):
         return [
             failed(
-                "TRUE_STATEMENTS", f"expected a set of letters such as {{'a', 'b'}}, got {answer!r}"
+                "TRUE_STATEMENTS",
+                _("expected a set of letters such as {example}, got {value}").format(
+                    example="{'a', 'b'}", value=repr(answer)
+                ),
             )
         ]
     chosen = {x.strip().lower() for x in answer}
@@ -136,22 +157,23 @@ def _check_2c(answer: Any) -> list[Mark]:
     if unknown:
         return [
             failed(
-                "TRUE_STATEMENTS", f"unknown statement letters {unknown}", "use the letters a to f"
+                "TRUE_STATEMENTS",
+                _("unknown statement letters {letters}").format(letters=unknown),
+                _("use the letters a to f"),
             )
         ]
     outcomes = []
     for letter in STATEMENTS:
         is_true = letter in TRUE_STATEMENTS
+        label = _("statement {letter}").format(letter=letter)
         if (letter in chosen) == is_true:
-            outcomes.append(passed(f"statement {letter}"))
+            outcomes.append(passed(label))
         else:
-            verdict = "true" if is_true else "false"
+            verdict = (
+                _("statement {letter} is true") if is_true else _("statement {letter} is false")
+            )
             outcomes.append(
-                failed(
-                    f"statement {letter}",
-                    f"statement {letter} is {verdict}",
-                    STATEMENT_HINTS[letter],
-                )
+                failed(label, verdict.format(letter=letter), _(STATEMENT_HINTS[letter]))
             )
     return outcomes
 
@@ -162,14 +184,17 @@ def _check_2d(answer: Any) -> list[Mark]:
     except ValueError as exc:
         return [
             failed(
-                "RULES is a valid set of rules", str(exc), "write each rule as mcp__file-ops__TOOL"
+                _("RULES is a valid set of rules"),
+                str(exc),
+                _("write each rule as mcp__file-ops__TOOL"),
             )
         ]
     outcomes = []
     for case in RULE_CASES:
         problem = case.judge(rules)
+        label = _(case.label)
         outcomes.append(
-            passed(case.label) if problem is None else failed(case.label, problem, case.hint)
+            passed(label) if problem is None else failed(label, _(problem), _(case.hint))
         )
     return outcomes
 
@@ -196,25 +221,39 @@ def _fate(client: str, hints: dict[str, bool] | None) -> str:
 
 
 def _fate_hint(client: str) -> str:
-    return {
-        "Codex exec": "Codex runs a call unasked when readOnlyHint is true, or when "
-        "destructiveHint and openWorldHint are both declared false; anything else needs "
-        "approval, which codex exec cannot ask for (ASK-H)",
-        "Copilot prompt": "Copilot reads readOnlyHint alone: true runs unasked, whatever "
-        "destructiveHint says; anything else would ask (ASK-H, headless)",
-        "Claude Code plan": "plan mode hands a readOnlyHint: true call to the safety classifier "
-        "(RAN*, it approved in the measurement) and asks about every other call (ASK)",
-    }[client]
+    hints = {
+        "Codex exec": N_(
+            "Codex runs a call unasked when readOnlyHint is true, or when "
+            "destructiveHint and openWorldHint are both declared false; anything else needs "
+            "approval, which codex exec cannot ask for (ASK-H)"
+        ),
+        "Copilot prompt": N_(
+            "Copilot reads readOnlyHint alone: true runs unasked, whatever "
+            "destructiveHint says; anything else would ask (ASK-H, headless)"
+        ),
+        "Claude Code plan": N_(
+            "plan mode hands a readOnlyHint: true call to the safety classifier "
+            "(RAN*, it approved in the measurement) and asks about every other call (ASK)"
+        ),
+    }
+    return _(hints[client])
 
 
 def _check_2e(answer: Any) -> list[Mark]:
     if not isinstance(answer, Mapping):
-        return [failed("FATES", f"expected a dict of tool -> {{client: outcome}}, got {answer!r}")]
+        return [
+            failed(
+                "FATES",
+                _("expected a dict of tool -> {{client: outcome}}, got {value}").format(
+                    value=repr(answer)
+                ),
+            )
+        ]
     outcomes = []
     for tool, hints in FATE_TOOLS.items():
         row = answer.get(tool)
         for client in FATE_CLIENTS:
-            label = f"{tool} in {client}"
+            label = _("{tool} in {client}").format(tool=tool, client=client)
             got = row.get(client, TODO) if isinstance(row, Mapping) else TODO
             if contains_todo(got):
                 outcomes.append(not_attempted(label))
@@ -224,47 +263,53 @@ def _check_2e(answer: Any) -> list[Mark]:
                 outcomes.append(
                     failed(
                         label,
-                        f"{got!r} is not an outcome",
-                        f"write one of {', '.join(_FATE_WORDS)}",
+                        _("{value} is not an outcome").format(value=repr(got)),
+                        _("write one of {words}").format(words=", ".join(_FATE_WORDS)),
                     )
                 )
             elif word == _fate(client, hints):
                 outcomes.append(passed(label))
             else:
-                outcomes.append(failed(label, f"not {word}", _fate_hint(client)))
+                outcomes.append(
+                    failed(label, _("not {word}").format(word=word), _fate_hint(client))
+                )
     return outcomes
 
 
 PARTS = (
     Part(
         "2a",
-        "predict the reference client",
+        N_("predict the reference client"),
         _check_2a,
-        "replace each TODO with a (before, after) pair",
-        "scenarios",
+        N_("replace each TODO with a (before, after) pair"),
+        N_("scenarios"),
     ),
     Part(
-        "2b", "the reference client as a function", _check_2b, "write the body of predict", "inputs"
+        "2b",
+        N_("the reference client as a function"),
+        _check_2b,
+        N_("write the body of predict"),
+        N_("inputs"),
     ),
     Part(
         "2c",
-        "idempotent is not safe",
+        N_("idempotent is not safe"),
         _check_2c,
-        "replace TODO with the set of true statements",
-        "statements",
+        N_("replace TODO with the set of true statements"),
+        N_("statements"),
     ),
     Part(
         "2d",
-        "rules over hints",
+        N_("rules over hints"),
         _check_2d,
-        "replace TODO with a dict of allow, ask and deny lists",
-        "requirements",
+        N_("replace TODO with a dict of allow, ask and deny lists"),
+        N_("requirements"),
     ),
     Part(
         "2e",
-        "a new tool in three clients",
+        N_("a new tool in three clients"),
         _check_2e,
-        "replace each TODO with an outcome such as 'RAN' or 'ASK-H'",
-        "predictions",
+        N_("replace each TODO with an outcome such as 'RAN' or 'ASK-H'"),
+        N_("predictions"),
     ),
 )

@@ -8,6 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import N_
+from ..i18n import gettext_ as _
+from .fonts import localise_fonts
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -15,6 +19,7 @@ __all__ = ["plot_declared_shares"]
 
 BAR = "#0072B2"  # Okabe-Ito blue
 GUESS = "#000000"
+_TITLE = N_("Share of real tools that declare each hint")
 
 
 def plot_declared_shares(
@@ -22,7 +27,7 @@ def plot_declared_shares(
     guess: Mapping[str, float] | None = None,
     ax: Axes | None = None,
     *,
-    title: str = "Share of real tools that declare each hint",
+    title: str = _TITLE,
 ) -> Axes:
     """Draw one bar per hint: the share (0 to 1) of tools declaring it, labelled in percent.
 
@@ -44,7 +49,7 @@ def plot_declared_shares(
     if any(not 0 <= v <= 100 for v in guesses.values()):
         raise ValueError(f"guesses are percentages, between 0 and 100, not {guesses}")
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 2.8))
+        _figure, ax = plt.subplots(figsize=(7, 2.8))
     names = list(values)[::-1]  # first hint on top
     percents = [100 * values[n] for n in names]
     ax.barh(names, percents, color=BAR)
@@ -61,19 +66,20 @@ def plot_declared_shares(
     if guesses:
         rows = [(names.index(n), v) for n, v in guesses.items()]
         ax.scatter(
-            [v for _, v in rows],
+            [v for _y, v in rows],
             [y for y, _ in rows],
             marker="|",
             s=500,
             linewidths=3,
             color=GUESS,
             zorder=3,
-            label="your guess",
+            label=_("your guess"),
         )
     ax.set_xlim(0, 105)
-    label = "% of tools declaring the hint (absent: the spec's default applies)"
-    ax.set_xlabel(label + ("; black tick: your guess" if guesses else ""))
-    ax.set_title(title)
+    label = _("% of tools declaring the hint (absent: the spec's default applies)")
+    ax.set_xlabel(label + (_("; black tick: your guess") if guesses else ""))
+    ax.set_title(_(title))
+    localise_fonts(ax.figure)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax

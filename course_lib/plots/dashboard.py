@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..i18n import N_
+from ..i18n import gettext_ as _
 from ..monitoring import SIGNALS, five_signals, hourly_signals
+from .fonts import localise_fonts
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -19,8 +22,11 @@ __all__ = ["plot_dashboard"]
 _BLUE, _GREEN, _RED = "#0072B2", "#009E73", "#D55E00"  # Okabe-Ito: colour-blind safe
 
 
+_TITLE = N_("A day of tool calls: five signals")
+
+
 def plot_dashboard(
-    events: pd.DataFrame, *, title: str = "A day of tool calls: five signals"
+    events: pd.DataFrame, *, title: str = _TITLE
 ) -> Figure:
     """Draw the five signals hour by hour, one panel each, the healthy range shaded green.
 
@@ -59,17 +65,23 @@ def plot_dashboard(
         if signal.unit == "count":
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(
-            f"{signal.name}\nday: {str(day.loc[signal.name, 'reading'])} "
-            f"({str(day.loc[signal.name, 'status'])})",
+            _("{signal}\nday: {reading} ({status})").format(
+                signal=_(signal.name),
+                reading=day.loc[signal.name, "reading"],
+                status=_(str(day.loc[signal.name, "status"])),
+            ),
             fontsize=9,
         )
-        ax.set_ylabel("%" if signal.unit == "share" else "count", fontsize=8)
-        ax.set_xlabel("hour", fontsize=8)
+        ax.set_ylabel("%" if signal.unit == "share" else _("count"), fontsize=8)
+        ax.set_xlabel(_("hour"), fontsize=8)
         ax.tick_params(labelsize=7)
     legend = axes.flat[-1]
     legend.axis("off")
-    lines = [f"{s.name}: healthy {s.healthy}" for s in SIGNALS]
-    heading = "Healthy value or range (green)\nnumbers after 'say' are illustrative\n\n"
+    lines = [
+        _("{signal}: healthy {range}").format(signal=_(s.name), range=_(s.healthy))
+        for s in SIGNALS
+    ]
+    heading = _("Healthy value or range (green)\nnumbers after 'say' are illustrative") + "\n\n"
     legend.text(0, 1, heading + "\n".join(lines), va="top", fontsize=8, wrap=True)
-    figure.suptitle(title)
-    return figure
+    figure.suptitle(_(title))
+    return localise_fonts(figure)

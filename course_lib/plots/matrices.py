@@ -20,23 +20,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon, Rectangle
+from matplotlib.patches import Polygon, Rectangle
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from ..annotations import HINTS
 from ..clients import POLICIES
 from ..combinations import HINT_VALUES, decision_matrix
 from ..decisions import PostCall, PreCall, Trust, as_trust
+from ..i18n import gettext_ as _
 from ..policy import Policy, as_policies, as_policy
-from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, text_color
+from .fonts import localise_fonts
+from .palette import COLORS, SYMBOLS, UNTRUSTED_MARK, legend_handles, text_color
 
 __all__ = ["plot_decision_matrices", "plot_decision_matrix"]
 
 _CORNER = 0.2  # length of the corner triangle's legs, in cells
 _INSET = 0.07  # gap between the corner and the cell's edges, so it never touches the block lines
 
-_EDGE = "#4d4d4d"
 _ROW_HINTS = HINTS[:2]  # readOnlyHint, destructiveHint
 _COL_HINTS = HINTS[2:]  # idempotentHint, openWorldHint
 _SHORT = {
@@ -49,7 +49,7 @@ _DPI = 72  # modest resolution for new figures: notebooks that store them stay s
 
 
 def _word(value: bool | None) -> str:
-    return "absent" if value is None else str(value).lower()
+    return _("absent") if value is None else str(value).lower()
 
 
 def _pairs() -> list[tuple[bool | None, bool | None]]:
@@ -72,40 +72,6 @@ def _new_axes(
     return list(axes.flat)
 
 
-def _legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
-    handles: list[Any] = [
-        Patch(facecolor=COLORS[p], edgecolor=_EDGE, label=f"{SYMBOLS[p]}  {SHORT_LABELS[p]}")
-        for p in PreCall
-        if p in used
-    ]
-    if show_trusted:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="s",
-                markersize=9,
-                markerfacecolor="white",
-                markeredgecolor=_EDGE,
-                label=f"no corner: {PostCall.TRUST.value} (unreviewed)",
-            )
-        )
-    if show_untrusted:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker=[(-1, 1), (1, 1), (1, -1)],
-                markersize=9,
-                color=UNTRUSTED_MARK,
-                label=f"corner: {PostCall.UNTRUSTED.value}",
-            )
-        )
-    return handles
-
-
 @dataclass
 class _Seen:
     """What the drawn matrices show, so the legend lists only that."""
@@ -121,7 +87,7 @@ class _Seen:
         self.trusted |= bool((~untrusted).any())
 
     def handles(self) -> list[Any]:
-        return _legend_handles(self.decisions, self.trusted, self.untrusted)
+        return legend_handles(self.decisions, self.trusted, self.untrusted)
 
 
 def plot_decision_matrix(
@@ -176,7 +142,9 @@ def plot_decision_matrix(
     _label_grid(ax, ylabels, fontsize)
     _label_blocks(ax, block_labels, fontsize)
     ax.set_title(
-        title if title is not None else f"{policy.name}, {trust.value} server",
+        title
+        if title is not None
+        else _("{policy}, {trust} server").format(policy=policy.name, trust=_(trust.value)),
         fontsize=fontsize + 3,
         pad=fontsize * 2.2 + 3,
     )
@@ -191,6 +159,7 @@ def plot_decision_matrix(
             fontsize=fontsize,
             frameon=False,
         )
+    localise_fonts(ax.figure)
     return ax
 
 
@@ -198,7 +167,7 @@ def _draw_cells(ax: Axes, matrix: Any, fontsize: float) -> None:
     """One coloured cell per combination, its symbol in it, a corner where output is untrusted;
     then the lines between the blocks of three."""
     rows, cols = _pairs(), _pairs()
-    for _, entry in matrix.iterrows():
+    for _row, entry in matrix.iterrows():
         r = rows.index((entry[_ROW_HINTS[0]], entry[_ROW_HINTS[1]]))
         c = cols.index((entry[_COL_HINTS[0]], entry[_COL_HINTS[1]]))
         pre = PreCall(entry["before call"])
@@ -366,8 +335,10 @@ def plot_decision_matrices(
             frameon=False,
         )
     figure.suptitle(
-        f"Decision for every combination of hints, {trust.value} server", fontsize=fontsize + 4
+        _("Decision for every combination of hints, {trust} server").format(trust=_(str(trust))),
+        fontsize=fontsize + 4,
     )
+    localise_fonts(figure)
     return axes
 
 

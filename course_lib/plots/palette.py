@@ -9,9 +9,22 @@ Introduced in: notebooks/03_combinations.ipynb
 
 from __future__ import annotations
 
-from ..decisions import PreCall
+from typing import Any
 
-__all__ = ["COLORS", "SHORT_LABELS", "SYMBOLS", "UNTRUSTED_MARK", "contrast_ratio", "text_color"]
+from ..decisions import PostCall, PreCall
+from ..i18n import beside
+from ..i18n import gettext_ as _
+
+__all__ = [
+    "COLORS",
+    "EDGE",
+    "SHORT_LABELS",
+    "SYMBOLS",
+    "UNTRUSTED_MARK",
+    "contrast_ratio",
+    "legend_handles",
+    "text_color",
+]
 
 COLORS: dict[PreCall, str] = {
     PreCall.ALLOW: "#009E73",  # Okabe-Ito bluish green
@@ -32,6 +45,9 @@ SYMBOLS: dict[PreCall, str] = {
     PreCall.DENY: "\u2717",  # ballot x
 }
 """The symbol written in a cell for each decision before the call; the legend spells it out."""
+
+EDGE = "#4d4d4d"
+"""Edge colour of a legend's swatches."""
 
 UNTRUSTED_MARK = "#000000"
 """Colour of the corner triangle on a cell whose output the client treats as untrusted."""
@@ -57,3 +73,44 @@ def text_color(background: str) -> str:
         if contrast_ratio("black", background) >= contrast_ratio("white", background)
         else "white"
     )
+
+
+def legend_handles(used: set[PreCall], show_trusted: bool, show_untrusted: bool) -> list[Any]:
+    """The legend of a decision matrix: a swatch per decision `used` (its symbol and words, with
+    the Chinese beside them in Chinese), and the corner mark's meaning."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = [
+        Patch(facecolor=COLORS[p], edgecolor=EDGE, label=f"{SYMBOLS[p]}  {beside(SHORT_LABELS[p])}")
+        for p in PreCall
+        if p in used
+    ]
+    if show_trusted:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker="s",
+                markersize=9,
+                markerfacecolor="white",
+                markeredgecolor=EDGE,
+                label=_("no corner: {after} (unreviewed)").format(
+                    after=beside(PostCall.TRUST.value)
+                ),
+            )
+        )
+    if show_untrusted:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker=[(-1, 1), (1, 1), (1, -1)],
+                markersize=9,
+                color=UNTRUSTED_MARK,
+                label=_("corner: {after}").format(after=beside(PostCall.UNTRUSTED.value)),
+            )
+        )
+    return handles

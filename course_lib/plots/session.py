@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import gettext_ as _
 from ..legs import Basis, Leg
 from ..trifecta import SessionReport, SessionTool
+from .fonts import localise_fonts
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -59,7 +61,7 @@ def plot_session(
     if not isinstance(report, SessionReport):
         raise ValueError("plot_session needs a SessionReport: use analyse_session(tools) first")
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.8))
+        _figure, ax = plt.subplots(figsize=(8, 4.8))
     color = TRIFECTA_COLOR if report.complete else _ABSENT
     corners = [_HUBS[leg] for leg in Leg] + [_HUBS[Leg.PRIVATE_DATA]]
     ax.plot(
@@ -69,7 +71,7 @@ def plot_session(
         zorder=1,
         solid_capstyle="round",
     )
-    xs, ys = [x for x, _ in _HUBS.values()], [y for _, y in _HUBS.values()]
+    xs, ys = [x for x, _y in _HUBS.values()], [y for _x, y in _HUBS.values()]
     for legs, items in _tools_by_legs(report).items():
         base, along = _placement(legs)
         for k, item in enumerate(items):
@@ -91,8 +93,10 @@ def plot_session(
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(
-        title or ("Lethal trifecta: complete" if report.complete else "Lethal trifecta: incomplete")
+        title
+        or (_("Lethal trifecta: complete") if report.complete else _("Lethal trifecta: incomplete"))
     )
+    localise_fonts(ax.figure)
     return ax
 
 
@@ -209,18 +213,19 @@ def _legend_handles(report: SessionReport, color: str) -> list[Any]:
             ls="",
             ms=11,
             color=LEG_COLORS[leg],
-            label=f"{LEG_LETTERS[leg]}  {leg}" + ("" if report.suppliers(leg) else " (absent)"),
+            label=f"{LEG_LETTERS[leg]}  {_(str(leg))}"
+            + ("" if report.suppliers(leg) else _(" (absent)")),
         )
         for leg in Leg
     ]
-    handles.append(Line2D([], [], color="#555555", ls="--", label="guess or worst case"))
+    handles.append(Line2D([], [], color="#555555", ls="--", label=_("guess or worst case")))
     handles.append(
         Line2D(
             [],
             [],
             color=color,
             lw=4,
-            label="all three legs: trifecta" if report.complete else "trifecta incomplete",
+            label=_("all three legs: trifecta") if report.complete else _("trifecta incomplete"),
         )
     )
     return handles

@@ -19,13 +19,16 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from course_lib.i18n import ENGLISH, N_, using
+from course_lib.i18n import gettext_ as _
 from course_lib.safe_text import printable
 
 from .cases import Exercise
 from .inert_markdown import inline
-from .results import STATUSES, ExerciseResult
+from .results import STATUSES, CaseResult, ExerciseResult
 
 __all__ = [
+    "feedback_language",
     "feedback_names",
     "student_row",
     "write_feedback",
@@ -191,57 +194,92 @@ def feedback_names(students: Iterable[str]) -> dict[str, str]:
 
 _MARK = {"passed": "✓", "not attempted": "…", "missing": "…", "not run": "…"}
 _UNANSWERED = {
-    "not attempted": "not attempted",
-    "missing": "not defined in your notebook",
-    "not run": "not run",
+    "not attempted": N_("not attempted"),
+    "missing": N_("not defined in your notebook"),
+    "not run": N_("not run"),
 }
 _ATTEMPTED_WRONG = {
     "failed",
     "error",
 }  # only these get the judge's message and the hint: a blank case gets no answer-revealing hint
+# The statuses a result or a case can have, for the catalog (shown in the student's language).
+_STATUS_WORDS = (
+    N_("graded"),
+    N_("passed"),
+    N_("failed"),
+    N_("error"),
+    N_("timed out"),
+    N_("no result"),
+    N_("tampered"),
+    N_("invalid notebook"),
+    N_("missing"),
+)
+
+
+def feedback_language(results: Sequence[ExerciseResult]) -> str:
+    """The language of a student's feedback: that of the notebooks they handed in (metadata
+    ``language``, which the Chinese edition's notebooks carry); English if none says."""
+    return next((r.language for r in results if r.language != ENGLISH), ENGLISH)
+
+
+def _case_line(case: CaseResult) -> str:
+    mark = _MARK.get(case.status, "✗")
+    text = _("{label} ({points}/{max})").format(
+        label=_(case.label), points=_points(case.points), max=_points(case.max_points)
+    )
+    detail = ""
+    if case.status in _UNANSWERED:
+        detail = _(_UNANSWERED[case.status])
+    elif case.status == "failed":
+        detail = _(case.feedback) if case.feedback else ""
+    elif case.status != "passed":
+        detail = _(case.status)
+    if detail:
+        text = _("{case}: {detail}").format(case=text, detail=detail)
+    if case.status in _ATTEMPTED_WRONG and case.hint:
+        # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
+        text += _(". Hint: {hint}").format(hint=_(case.hint))
+    return f"- {mark} {inline(text)}"
 
 
 def feedback_text(
     student: str, results: Sequence[ExerciseResult], exercises: dict[str, Exercise]
 ) -> str:
-    """Return a student's feedback as Markdown: scores, notes, and each case by label.
+    """Return a student's feedback as Markdown, in their language: scores, notes, each case.
 
     Every piece of text is data (`as_text`): a name such as ``<svg onload=...>`` is shown, never
     rendered. Text the kernel produced is not in it: its stderr and exact exception names are
     in `ExerciseResult.kernel_log`, for the instructor.
     """
-    lines = [f"# Feedback for {inline(student)}", ""]
-    by_exercise = {r.exercise: r for r in results}
-    for exercise_id, exercise in exercises.items():
-        result = by_exercise.get(exercise_id)
-        if result is None:
-            continue
-        lines.append(
-            f"## {inline(exercise.title)} ({inline(exercise_id)}): "
-            f"{_points(result.score)} / {_points(result.max_score)}, {result.status}"
-        )
-        lines += [f"- note: {inline(n)}" for n in result.notes]
-        if result.status == "missing":  # nothing handed in: no list of cases that did not run
+    with using(feedback_language(results)):
+        lines = [_("# Feedback for {student}").format(student=inline(student)), ""]
+        by_exercise = {r.exercise: r for r in results}
+        for exercise_id, exercise in exercises.items():
+            result = by_exercise.get(exercise_id)
+            if result is None:
+                continue
+            lines.append(
+                _("## {title} ({id}): {score} / {max}, {status}").format(
+                    title=inline(_(exercise.title)),
+                    id=inline(exercise_id),
+                    score=_points(result.score),
+                    max=_points(result.max_score),
+                    status=_(result.status),
+                )
+            )
+            lines += [_("- note: {note}").format(note=inline(_(n))) for n in result.notes]
+            if result.status == "missing":  # nothing handed in: no list of cases that did not run
+                lines.append("")
+                continue
+            lines += [_case_line(case) for case in result.cases]
             lines.append("")
-            continue
-        for case in result.cases:
-            mark = _MARK.get(case.status, "✗")
-            text = f"{case.label} ({_points(case.points)}/{_points(case.max_points)})"
-            if case.status in _UNANSWERED:
-                text += f": {_UNANSWERED[case.status]}"
-            elif case.status == "failed":
-                text += f": {case.feedback}" if case.feedback else ""
-            elif case.status != "passed":
-                text += f": {case.status}"
-            if case.status in _ATTEMPTED_WRONG and case.hint:
-                text += f". Hint: {case.hint}"
-            lines.append(f"- {mark} {inline(text)}")
-        lines.append("")
-    lines.append(
-        "Cases are named by what they check. "
-        "This feedback does not print the grader's exact inputs or expected "
-        "answers, but the names and hints say what each case tests."
-    )
+        lines.append(
+            _(
+                "Cases are named by what they check. "
+                "This feedback does not print the grader's exact inputs or expected "
+                "answers, but the names and hints say what each case tests."
+            )
+        )
     return "\n".join(lines) + "\n"
 
 

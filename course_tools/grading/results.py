@@ -73,6 +73,7 @@ class ExerciseResult:
     seconds: float = 0.0
     sha256: str = ""
     path: str = ""
+    language: str = "en"  # the notebook's (metadata "language"): the feedback's language
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -23,6 +23,7 @@ from typing import Any
 
 import nbformat
 
+from course_lib.i18n import using
 from course_lib.safe_text import printable
 
 from .attempt import Run, attempt, cell_ref, scored_zero
@@ -31,7 +32,7 @@ from .kernel import Kernel
 from .results import CaseResult, ExerciseResult, Limits
 from .sandbox import Isolation, choose_isolation
 from .shortcuts import apply_rules
-from .submission import load
+from .submission import load, notebook_language
 
 __all__ = ["MAX_ATTEMPTS", "default_isolation", "grade_notebook", "isolation_note", "preflight"]
 
@@ -167,9 +168,11 @@ async def grade_notebook(
         result.notes.append(loaded.problem)
         result.cases = [CaseResult(c.id, c.label, "not run", 0.0, c.points) for c in exercise.cases]
     else:
+        result.language = notebook_language(loaded.nb)
         run = await asyncio.to_thread(Run.build, loaded.nb, exercise)
-        judged = await _run_kernels(run, exercise, limits, isolation, result)
-        await _settle(result, exercise, judged, loaded.nb)
+        with using(result.language):  # this task's judges speak the student's language
+            judged = await _run_kernels(run, exercise, limits, isolation, result)
+            await _settle(result, exercise, judged, loaded.nb)
     result.seconds = round(time.monotonic() - started, 2)
     return result
 

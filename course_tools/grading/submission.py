@@ -18,7 +18,10 @@ from typing import Any
 
 import nbformat
 
+from course_lib.i18n import normalise
+
 __all__ = [
+    "notebook_language",
     "MAX_CELLS",
     "MAX_NOTEBOOK_BYTES",
     "READ_TIMEOUT",
@@ -161,6 +164,14 @@ def _hard_link_note(links: int, digest: str) -> str:
         f"submissions folder): it was read once, as a copy (sha256 {digest[:12]}), and that copy "
         "was graded; check that it is the learner's own file"
     )
+
+
+def notebook_language(nb: Any) -> str:
+    """The language a notebook asks for its feedback in (metadata ``language``, e.g. ``zh_CN``):
+    one the course ships, else English (the value is the learner's text, never trusted)."""
+    metadata = getattr(nb, "metadata", None)
+    value = metadata.get("language") if isinstance(metadata, dict) else None
+    return normalise(value if isinstance(value, str) and len(value) <= 32 else None)
 
 
 async def load(path: Path, root: Path | None = None) -> Loaded:

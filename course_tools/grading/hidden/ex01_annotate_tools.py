@@ -6,38 +6,50 @@ from typing import Any
 
 from course_lib.annotations import HINTS, effective
 from course_lib.exercises.content import EXPECTED_HINTS
+from course_lib.i18n import N_
 
 from ..cases import Case, Exercise
 from ._common import annotations_value, canonical_names, wire_call
 
 LABELS = {
-    "read_runbook": "read_runbook: reads the team's runbooks",
-    "query_incidents": "query_incidents: read-only database queries",
-    "append_incident_note": "append_incident_note: adds a note",
-    "set_oncall": "set_oncall: sets who is on call",
-    "delete_old_logs": "delete_old_logs: deletes old logs",
-    "deploy_release": "deploy_release: replaces the running version",
-    "search_web": "search_web: searches the public web",
-    "post_status_update": "post_status_update: posts to the public status page",
+    "read_runbook": N_("read_runbook: reads the team's runbooks"),
+    "query_incidents": N_("query_incidents: read-only database queries"),
+    "append_incident_note": N_("append_incident_note: adds a note"),
+    "set_oncall": N_("set_oncall: sets who is on call"),
+    "delete_old_logs": N_("delete_old_logs: deletes old logs"),
+    "deploy_release": N_("deploy_release: replaces the running version"),
+    "search_web": N_("search_web: searches the public web"),
+    "post_status_update": N_("post_status_update: posts to the public status page"),
 }
 
 HINTS_BY_TOOL = {
-    "read_runbook": "a tool that only reads declares read_only_hint=True, and a closed one "
-    "open_world_hint=False",
-    "query_incidents": "a read-only database user makes the tool read-only; the database is the "
-    "team's own",
-    "append_incident_note": "appending never deletes (not destructive) but twice adds twice (not "
-    "idempotent)",
-    "set_oncall": "setting the same value again changes nothing more: idempotent; history is "
-    "kept: not destructive",
-    "delete_old_logs": "deleting is destructive, and deleting what is gone changes nothing more: "
-    "idempotent",
-    "deploy_release": "replacing the running version overwrites it: destructive; the same version "
-    "twice: idempotent",
-    "search_web": "reading the public web is read-only and open world: its output is untrusted "
-    "content",
-    "post_status_update": "customers see the post: open world; each call adds a post: additive, "
-    "not idempotent",
+    "read_runbook": N_(
+        "a tool that only reads declares read_only_hint=True, and a closed one "
+        "open_world_hint=False"
+    ),
+    "query_incidents": N_(
+        "a read-only database user makes the tool read-only; the database is the team's own"
+    ),
+    "append_incident_note": N_(
+        "appending never deletes (not destructive) but twice adds twice (not idempotent)"
+    ),
+    "set_oncall": N_(
+        "setting the same value again changes nothing more: idempotent; history is "
+        "kept: not destructive"
+    ),
+    "delete_old_logs": N_(
+        "deleting is destructive, and deleting what is gone changes nothing more: idempotent"
+    ),
+    "deploy_release": N_(
+        "replacing the running version overwrites it: destructive; the same version "
+        "twice: idempotent"
+    ),
+    "search_web": N_(
+        "reading the public web is read-only and open world: its output is untrusted content"
+    ),
+    "post_status_update": N_(
+        "customers see the post: open world; each call adds a post: additive, not idempotent"
+    ),
 }
 
 
@@ -124,11 +136,11 @@ CASES = [
         expr=_untrusted_expr(tools),
         judge=_untrusted_judge(tools),
         points=0.8,
-        hint="output is untrusted when the effective openWorldHint is true; absent means true",
+        hint=N_("output is untrusted when the effective openWorldHint is true; absent means true"),
     )
     for key, (label, tools) in UNTRUSTED_INPUTS.items()
 ]
 
 EXERCISE = Exercise(
-    id="01_annotate_tools", title="Exercise 1 · Annotate the assistant's tools", cases=CASES
+    id="01_annotate_tools", title=N_("Exercise 1 · Annotate the assistant's tools"), cases=CASES
 )

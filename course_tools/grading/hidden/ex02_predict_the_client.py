@@ -13,6 +13,7 @@ from course_lib.exercises.content import (
     TRUE_STATEMENTS,
 )
 from course_lib.feedback import decision_hint, reference_pair
+from course_lib.i18n import N_
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
     LATER,
@@ -306,5 +307,5 @@ CASES += [
 ]
 
 EXERCISE = Exercise(
-    id="02_predict_the_client", title="Exercise 2 · Predict the client", cases=CASES
+    id="02_predict_the_client", title=N_("Exercise 2 · Predict the client"), cases=CASES
 )

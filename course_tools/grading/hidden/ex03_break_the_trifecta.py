@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.exercises.content import TRIFECTA_ANSWERS, TRIFECTA_SCENARIOS
+from course_lib.i18n import N_
 from course_lib.legs import Leg
 from course_lib.replay import DEFENCE_HINTS, judge_defence
 from course_lib.servers.web_search import PAGES, Page
@@ -169,5 +170,5 @@ CASES = [
 ]
 
 EXERCISE = Exercise(
-    id="03_break_the_trifecta", title="Exercise 3 · Break the trifecta", cases=CASES
+    id="03_break_the_trifecta", title=N_("Exercise 3 · Break the trifecta"), cases=CASES
 )

@@ -7,6 +7,7 @@ from typing import Any
 from course_lib.audit import SideEffect, check_behaviour
 from course_lib.exercises.content import HONEST_TOOLS, LIAR
 from course_lib.feedback import contradiction_hint
+from course_lib.i18n import N_
 
 from ..cases import Case, Exercise
 from ._common import canonical_names
@@ -87,6 +88,7 @@ CONTRADICTION_INPUTS = [
     ),
 ]
 
+
 def _effects_source(effects: list[tuple[str, str, bool]]) -> str:
     make = "__import__('course_lib.audit', fromlist=['SideEffect']).SideEffect"
     return "[" + ", ".join(f"{make}({k!r}, {t!r}, 'observed', {d!r})" for k, t, d in effects) + "]"
@@ -166,4 +168,4 @@ CASES = [
     ),
 ]
 
-EXERCISE = Exercise(id="04_catch_the_liar", title="Exercise 4 · Catch the liar", cases=CASES)
+EXERCISE = Exercise(id="04_catch_the_liar", title=N_("Exercise 4 · Catch the liar"), cases=CASES)
