@@ -21,57 +21,57 @@ __all__ = ["PARTS", "QUESTIONS"]
 
 
 @dataclass(frozen=True)
-class Question:
+class RecapQuestion:
     """One recap question: its right letter and the rule a wrong answer is shown."""
 
     right: str
     hint: str
 
 
-QUESTIONS: dict[str, Question] = {
-    "q1": Question(
+QUESTIONS: dict[str, RecapQuestion] = {
+    "q1": RecapQuestion(
         "b",
         N_(
             "annotations are the server's claims: a client relies on them only for a server it "
             "trusts (lesson 01, lesson 05)"
         ),
     ),
-    "q2": Question(
+    "q2": RecapQuestion(
         "b",
         N_(
             "an absent hint takes the spec's default: not read-only, destructive, not idempotent, "
             "open world (lesson 02)"
         ),
     ),
-    "q3": Question(
+    "q3": RecapQuestion(
         "a",
         N_(
             "replacing the running version overwrites it (destructive); deploying the same version "
             "again changes nothing more (idempotent): both can be true (lesson 03, exercise 1)"
         ),
     ),
-    "q4": Question(
+    "q4": RecapQuestion(
         "b",
         N_(
             "idempotent means a repeat has no further effect; it says nothing about safety "
             "(lesson 03)"
         ),
     ),
-    "q5": Question(
+    "q5": RecapQuestion(
         "b",
         N_(
             "once untrusted content is in the session, ask before any tool that can send data "
             "out; mail to colleagues still goes, after a question (lesson 04, exercise 3)"
         ),
     ),
-    "q6": Question(
+    "q6": RecapQuestion(
         "a",
         N_(
             "the spec: annotations from a server that is not trusted are untrusted, so the client "
             "decides as if they were absent (lesson 05)"
         ),
     ),
-    "q7": Question(
+    "q7": RecapQuestion(
         "a",
         N_(
             "a lying server alone beats only the hints; approval and the token's scope fail only "
