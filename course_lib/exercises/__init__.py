@@ -1,7 +1,7 @@
 """Each exercise's content and visible checks, one module per exercise, and `check()`.
 
 `check("1a", ANNOTATIONS)` runs part 1a's visible checks (see `course_lib.checks` for what it
-prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), and
+prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), `own_server` (5), and
 `content`: the tools, scenarios and answers an exercise shows, which the grader's hidden cases
 import too (they import no other module of the self-check, and keep their own inputs).
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import CheckResult, Part, Status, run_part
-from . import annotate, liar, predict, trifecta
+from . import annotate, liar, own_server, predict, trifecta
 
 __all__ = ["PARTS", "check"]
 
 PARTS: dict[str, Part] = {
-    part.id: part for module in (annotate, predict, trifecta, liar) for part in module.PARTS
+    part.id: part for module in (annotate, predict, trifecta, liar, own_server) for part in module.PARTS
 }
 """The exercise parts with visible checks, by id ("1a", "2b", ...)."""
 
