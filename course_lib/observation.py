@@ -7,7 +7,11 @@ where the hints a client acts on (after the spec's defaults) disagree with what 
 
 * a call that changed nothing is read-only; one that changed something is not;
 * a call that removed or overwrote data is destructive; one that only added is not;
-* a second identical call that changed nothing more is idempotent; one that changed more is not.
+* a second identical call that changed nothing more is idempotent; one that changed more is not;
+* a call that tried to open a network connection is open-world; one that did not is closed.
+
+The server's world is its folder: the network is refused during the calls (the attempt is
+recorded), so nothing leaves the machine.
 
 An example call is the learner's claim of the most a tool does: a delete tool's example
 deletes something. The sandbox sees only files and SQLite tables under its folder.
@@ -17,8 +21,10 @@ Introduced in: exercises/05_your_own_server.ipynb
 
 from __future__ import annotations
 
+import socket
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +32,7 @@ from mcp.types import ToolAnnotations
 
 from .annotations import effective
 from .audit import SideEffect, side_effects, snapshot
+from .checks import NotAttempted, contains_todo
 from .connection import connect, run_sync
 
 __all__ = ["ToolRun", "behaviour_problems", "run_tools"]
@@ -42,6 +49,7 @@ class ToolRun:
     first: tuple[SideEffect, ...] = ()  # what the first call changed
     again: tuple[SideEffect, ...] = ()  # what the same call, made again, changed
     error: str | None = None  # why the first call could not be made (no example, a tool error)
+    reached: tuple[str, ...] = ()  # the network addresses the calls tried to reach (refused)
 
     def as_plain(self) -> dict[str, Any]:
         """This run as plain values (wire-name annotations, effects as lists), for the grader."""
@@ -53,12 +61,41 @@ class ToolRun:
             "first": [[e.kind, e.target, e.destructive] for e in self.first],
             "again": [[e.kind, e.target, e.destructive] for e in self.again],
             "error": self.error,
+            "reached": list(self.reached),
         }
 
 
 def _text(result: Any) -> str:
     parts = [getattr(block, "text", "") for block in getattr(result, "content", [])]
     return " ".join(p for p in parts if p)[:200] or "no message"
+
+
+@contextmanager
+def _network_refused(reached: list[str]) -> Iterator[None]:
+    """Refuse every network connection opened in this process, recording where it went."""
+    saved = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+        socket.create_connection,
+    )
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        target = args[1] if len(args) > 1 and isinstance(args[0], socket.socket) else args[:1]
+        reached.append(str(target)[:100])
+        raise OSError("the exercise's sandbox has no network: the attempt is recorded")
+
+    socket.socket.connect = socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.getaddrinfo = socket.create_connection = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        (
+            socket.socket.connect,
+            socket.socket.connect_ex,
+            socket.getaddrinfo,
+            socket.create_connection,
+        ) = saved  # type: ignore[method-assign,assignment]
 
 
 async def _run_one(
@@ -71,18 +108,22 @@ async def _run_one(
             annotations = listed[name].annotations
             if arguments is None:
                 return ToolRun(name, annotations, error="EXAMPLES has no call for it")
+            reached: list[str] = []
             before = snapshot(root)
-            result = await client.call_tool(name, dict(arguments))
+            with _network_refused(reached):
+                result = await client.call_tool(name, dict(arguments))
             middle = snapshot(root)
-            if result.is_error:
+            if result.is_error and not reached:
                 return ToolRun(name, annotations, error=f"the call failed: {_text(result)}")
-            await client.call_tool(name, dict(arguments))
+            with _network_refused(reached):
+                await client.call_tool(name, dict(arguments))
             after = snapshot(root)
     return ToolRun(
         name,
         annotations,
         tuple(side_effects(before, middle)),
         tuple(side_effects(middle, after)),
+        reached=tuple(dict.fromkeys(reached)),
     )
 
 
@@ -96,10 +137,13 @@ def run_tools(
     `await`.
 
     Raises:
+        NotAttempted: the server has no tools yet, or `examples` still holds `TODO`.
         ValueError: `build` is not callable, or `examples` is not a dict of argument dicts.
     """
     if not callable(build):
         raise ValueError(f"give the function that builds your server, not {build!r}")
+    if contains_todo(examples):
+        raise NotAttempted("EXAMPLES is still TODO: give one example call per tool")
     if not isinstance(examples, Mapping) or not all(
         isinstance(a, Mapping) for a in examples.values()
     ):
@@ -109,9 +153,32 @@ def run_tools(
         with tempfile.TemporaryDirectory(prefix="own-server-") as root:
             async with connect(build(root)) as client:
                 names = [t.name for t in (await client.list_tools()).tools][:MAX_TOOLS]
+        if not names:
+            raise NotAttempted("your server has no tools yet: write two or three")
         return [await _run_one(build, name, examples.get(name)) for name in names]
 
     return run_sync(work)
+
+
+def _open_world_problems(run: ToolRun, open_world: bool) -> list[tuple[str, str, str]]:
+    if open_world and not run.reached:
+        return [
+            (
+                "openWorldHint",
+                "the call reached nothing outside its folder, yet openWorldHint is true "
+                "(declared or by default)",
+                "declare openWorldHint: false, or give an example call that reaches the network",
+            )
+        ]
+    if not open_world and run.reached:
+        return [
+            (
+                "openWorldHint",
+                f"declares openWorldHint: false, but the call tried to reach {run.reached[0]}",
+                "a tool that reaches the network is open-world",
+            )
+        ]
+    return []
 
 
 def _effects(effects: tuple[SideEffect, ...]) -> str:
@@ -130,25 +197,25 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
     if run.error is not None:
         return [("example", run.error, "give EXAMPLES[tool] arguments with which the call succeeds")]
     hints = effective(run.annotations).as_wire()
+    problems = _open_world_problems(run, hints["openWorldHint"] is True)
     if hints["readOnlyHint"] is True:
         if run.first:
-            return [
+            return problems + [
                 (
                 "readOnlyHint",
                     f"declares readOnlyHint: true, but the call changed: {_effects(run.first)}",
                     "a tool that changes anything is not read-only",
                 )
             ]
-        return []
+        return problems
     if not run.first:
-        return [
+        return problems + [
             (
                 "readOnlyHint",
                 "the call changed nothing, yet readOnlyHint is not true",
                 "declare readOnlyHint: true, or give an example call that changes something",
             )
         ]
-    problems: list[tuple[str, str, str]] = []
     destroyed = tuple(e for e in run.first if e.destructive)
     if hints["destructiveHint"] is False and destroyed:
         problems.append(

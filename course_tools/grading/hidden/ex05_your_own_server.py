@@ -2,7 +2,8 @@
 
 The probes run the learner's tools in fresh sandboxes inside their kernel
 (`course_lib.observation.run_tools`) and bring back plain values: each tool's declared
-annotations and the side effects of two identical calls. The judging happens here: the
+annotations, the side effects of two identical calls and the network addresses they tried to
+reach (refused). The judging happens here: the
 annotation check of `inspect` on the declarations, and the spec's meaning of each hint
 against what the calls did.
 """
@@ -47,6 +48,9 @@ def _runs(value: Any) -> list[ToolRun]:
         hints = annotations_value(item.get("annotations"))
         annotations = None if hints is None else ToolAnnotations.model_validate(hints)
         error = item.get("error")
+        reached = item.get("reached", [])
+        if not (isinstance(reached, list) and all(isinstance(r, str) for r in reached)):
+            raise ValueError("expected a list of addresses")
         runs.append(
             ToolRun(
                 item["tool"],
@@ -54,6 +58,7 @@ def _runs(value: Any) -> list[ToolRun]:
                 _effects(item.get("first", [])),
                 _effects(item.get("again", [])),
                 error if isinstance(error, str) else None,
+                tuple(reached),
             )
         )
     return runs
@@ -139,7 +144,7 @@ CASES = [
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("readOnlyHint"),
-        2.0,
+        1.5,
         "a call that changes anything is not read-only; one that changes nothing is",
         show_detail=True,
     ),
@@ -149,7 +154,7 @@ CASES = [
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("destructiveHint"),
-        2.0,
+        1.5,
         "removing or overwriting data is destructive; only adding is not",
         show_detail=True,
     ),
@@ -159,10 +164,23 @@ CASES = [
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("idempotentHint"),
-        2.0,
+        1.5,
         "idempotent: the same call again changes nothing more",
         show_detail=True,
     ),
 ]
+
+CASES.append(
+    Case(
+        "5b.open_world",
+        "openWorldHint matches whether each tool reached the network",
+        "EXAMPLES",
+        RUN_EXPR,
+        _behaviour("openWorldHint"),
+        1.5,
+        "a tool that reaches outside its folder is open-world; one that stays in it is not",
+        show_detail=True,
+    )
+)
 
 EXERCISE = Exercise(id="05_your_own_server", title="Exercise 5 · Your own server", cases=CASES)
