@@ -24,9 +24,10 @@ from __future__ import annotations
 import socket
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import patch
 
 from mcp.types import ToolAnnotations
 
@@ -38,6 +39,12 @@ from .connection import connect, run_sync
 __all__ = ["ToolRun", "behaviour_problems", "run_tools"]
 
 MAX_TOOLS = 10  # tools run per server: the exercise asks for two or three
+_NETWORK = (
+    (socket.socket, "connect"),
+    (socket.socket, "connect_ex"),
+    (socket, "getaddrinfo"),
+    (socket, "create_connection"),
+)  # every way this process opens a connection goes through one of these
 
 
 @dataclass(frozen=True)
@@ -73,29 +80,16 @@ def _text(result: Any) -> str:
 @contextmanager
 def _network_refused(reached: list[str]) -> Iterator[None]:
     """Refuse every network connection opened in this process, recording where it went."""
-    saved = (
-        socket.socket.connect,
-        socket.socket.connect_ex,
-        socket.getaddrinfo,
-        socket.create_connection,
-    )
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
         target = args[1] if len(args) > 1 and isinstance(args[0], socket.socket) else args[:1]
         reached.append(str(target)[:100])
         raise OSError("the exercise's sandbox has no network: the attempt is recorded")
 
-    socket.socket.connect = socket.socket.connect_ex = refuse  # type: ignore[method-assign]
-    socket.getaddrinfo = socket.create_connection = refuse  # type: ignore[assignment]
-    try:
+    with ExitStack() as stack:
+        for owner, name in _NETWORK:
+            stack.enter_context(patch.object(owner, name, refuse))
         yield
-    finally:
-        (
-            socket.socket.connect,
-            socket.socket.connect_ex,
-            socket.getaddrinfo,
-            socket.create_connection,
-        ) = saved  # type: ignore[method-assign,assignment]
 
 
 async def _run_one(
@@ -186,16 +180,24 @@ def _effects(effects: tuple[SideEffect, ...]) -> str:
 
 
 def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
-    """Return (field, problem, hint) for each hint a client acts on that the observed calls contradict.
+    """Return (field, problem, hint) for each effective hint that the observed calls contradict.
 
     The hints are the effective ones (absent hints take the spec's defaults). An empty list
     means the annotations agree with what both calls did. `field` is the wire name of the
     hint at fault, or "annotations" (none at all) or "example" (no call could be made).
     """
     if run.annotations is None:
-        return [("annotations", "it has no annotations", "add annotations=ToolAnnotations(...) to @server.tool")]
+        return [
+            (
+                "annotations",
+                "it has no annotations",
+                "add annotations=ToolAnnotations(...) to @server.tool",
+            )
+        ]
     if run.error is not None:
-        return [("example", run.error, "give EXAMPLES[tool] arguments with which the call succeeds")]
+        return [
+            ("example", run.error, "give EXAMPLES[tool] arguments with which the call succeeds")
+        ]
     hints = effective(run.annotations).as_wire()
     problems = _open_world_problems(run, hints["openWorldHint"] is True)
     if hints["readOnlyHint"] is True:

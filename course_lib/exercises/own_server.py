@@ -14,6 +14,7 @@ from typing import Any
 from ..checks import TODO, Mark, Part, failed, not_attempted, passed
 from ..lint import check_annotations
 from ..observation import behaviour_problems, run_tools
+from .content import MIN_OWN_TOOLS
 
 __all__ = ["PARTS"]
 
@@ -26,7 +27,7 @@ def _check_5a(answer: Any) -> list[Mark]:
     runs = run_tools(answer, {})  # NotAttempted while the server has no tools
     marks = [
         passed("two or more tools")
-        if len(runs) >= 2
+        if len(runs) >= MIN_OWN_TOOLS
         else failed("two or more tools", "your server has one tool", "add one or two more")
     ]
     for run in runs:

@@ -15,6 +15,7 @@ from typing import Any
 from mcp.types import ToolAnnotations
 
 from course_lib.audit import SideEffect
+from course_lib.exercises.content import MIN_OWN_TOOLS
 from course_lib.lint import check_annotations
 from course_lib.observation import ToolRun, behaviour_problems
 
@@ -66,7 +67,7 @@ def _runs(value: Any) -> list[ToolRun]:
 
 def _two_tools(value: Any) -> str | None:
     count = len(_runs(value))
-    return None if count >= 2 else f"the server has {count} tool(s), not two or three"
+    return None if count >= MIN_OWN_TOOLS else f"the server has {count} tool(s), not two or three"
 
 
 def _annotated(value: Any) -> str | None:
