@@ -27,7 +27,9 @@ include_patterns = [
     "exercises/[0-9][0-9]_*.ipynb",
     "docs/*.md",
 ]
-exclude_patterns = ["**/.ipynb_checkpoints", "book/node_modules", "README.md"]
+# The READMEs are not pages: the agenda page includes README.md's agenda (translated through its
+# catalog), and README.zh-CN.md is a Chinese class's entry on GitHub, not a page of either book.
+exclude_patterns = ["**/.ipynb_checkpoints", "book/node_modules", "README.md", "README.zh-CN.md"]
 
 # Lessons are read with the outputs of their one clean run; nothing executes at build time.
 nb_execution_mode = "off"

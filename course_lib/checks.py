@@ -3,10 +3,12 @@
 In an exercise notebook a check cell reads ``check("1a", ANNOTATIONS)`` (`check` lives in
 `course_lib.exercises`, which holds each exercise's content). It prints one of
 
-* ``✅ Part 1a (...): 8 of 8 tools right.`` (the count says what was covered);
-* ``❌ Part 1a (...): 1 of 8 tools wrong.`` followed by what was expected, what the answer
-  gave, and a hint that teaches the rule behind it;
-* ``⏳ Part 1a (...): not attempted yet.`` for a stub (`TODO` data or `NotAttempted`),
+* ``✅ PASS · Part 1a (...): 8 of 8 tools right.`` (the count says what was covered);
+* ``❌ FAIL · Part 1a (...): 1 of 8 tools wrong.`` followed by what was expected, what the
+  answer gave, and a hint that teaches the rule behind it;
+* ``⏳ TO DO · Part 1a (...): not attempted yet.`` for a stub (`TODO` data or `NotAttempted`),
+
+(each icon has its word beside it: a browser without an emoji font draws the icon as a box)
 
 and returns a `CheckResult`. A visible check covers every item the learner wrote in that
 part; the instructor's grader (`python -m course_tools grade`) checks again with cases of its own.
@@ -98,6 +100,19 @@ class Status(Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def label(self) -> str:
+        """The icon and the word a check prints for this status (``✅ PASS``): the word is there
+        for a screen without an emoji font, which draws the icon as an empty box."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Status.PASSED: "✅ PASS ·",
+    Status.FAILED: "❌ FAIL ·",
+    Status.NOT_ATTEMPTED: "⏳ TO DO ·",
+}
+
 
 @dataclass(frozen=True)
 class Mark:
@@ -118,6 +133,7 @@ class Part:
     run: Callable[[Any], list[Mark]] = field(repr=False)
     not_attempted_help: str = ""
     unit: str = "checks"
+    graded: bool = True  # False for a lesson's own questions: no grader checks them again
 
 
 def passed(label: str) -> Mark:
@@ -193,18 +209,23 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     head = f"Part {part.id} ({part.title})"
     if todo and not good and not bad:
         help_ = part.not_attempted_help
-        print(f"⏳ {head}: not attempted yet. To start: {help_}, then run this cell again.")
+        print(f"{Status.NOT_ATTEMPTED.label} {head}: not attempted yet.")
+        print(f"   To start: {help_}, then run this cell again.")
         return CheckResult(part.id, Status.NOT_ATTEMPTED, tuple(marks))
     if bad:
-        print(f"❌ {head}: {len(bad)} of {total} {part.unit} wrong.")
+        print(f"{Status.FAILED.label} {head}: {len(bad)} of {total} {part.unit} wrong.")
     elif todo:
-        print(f"⏳ {head}: {good} of {total} {part.unit} right; {len(todo)} not attempted yet.")
-    else:
-        print(f"✅ {head}: {good} of {total} {part.unit} right.")
         print(
-            "   The grader checks again with cases of its own: "
-            "re-read the task before you hand it in."
+            f"{Status.NOT_ATTEMPTED.label} {head}: {good} of {total} {part.unit} right; "
+            f"{len(todo)} not attempted yet."
         )
+    else:
+        print(f"{Status.PASSED.label} {head}: {good} of {total} {part.unit} right.")
+        if part.graded:
+            print(
+                "   The grader checks again with cases of its own: "
+                "re-read the task before you hand it in."
+            )
         return CheckResult(part.id, Status.PASSED, tuple(marks))
     shown = 0
     for mark in marks:

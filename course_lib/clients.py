@@ -152,9 +152,14 @@ class CodexPolicy(Policy):
     """Codex CLI 0.171.0 in `codex exec` (no one to ask: approval policy "never"), as measured.
 
     A call runs without approval when `readOnlyHint` is true, or when `destructiveHint` and
-    `openWorldHint` are both declared false; anything else fails with "requires approval, but
-    approval policy is never". With `--dangerously-bypass-approvals-and-sandbox` every call runs.
-    Measured offline on 2026-11-30 (course_lib/data/clients/codex-0.171.0.json).
+    `openWorldHint` are both declared false (`needs_approval`); any other call fails with "MCP
+    tool call requires approval, but approval policy is never": it would have asked, and exec
+    cannot. `readOnlyHint: true` wins even over `destructiveHint: true`. Measured offline on
+    all 81 hint combinations (course_lib/data/clients/codex-0.171.0.json, 2026-12-01). A later
+    source of `codex-rs/core/src/mcp_tool_call.rs` (`requires_mcp_tool_approval`, openai/codex
+    at 002500f) checks `destructive_hint == Some(true)` first; 0.171.0 does not, so a model
+    holds for the version it was measured on. With `--dangerously-bypass-approvals-and-sandbox`
+    every call runs.
     """
 
     version = "0.171.0"
@@ -165,9 +170,18 @@ class CodexPolicy(Policy):
         self.mode = mode
         self.name = f"Codex CLI {self.version} ({mode})"
         self.source = (
-            f"measured offline on Codex CLI {self.version}, 2026-11-30 "
+            f"measured offline on Codex CLI {self.version}, 2026-12-01 "
             f"(course_lib/data/clients/codex-{self.version}.json)"
         )
+
+    @staticmethod
+    def needs_approval(annotations: Any) -> bool:
+        """Codex 0.171.0's rule: approval unless read-only, or declared not destructive and
+        closed world."""
+        values = declared(annotations)
+        if values["readOnlyHint"] is True:
+            return False
+        return not (values["destructiveHint"] is False and values["openWorldHint"] is False)
 
     def decide(self, annotations: Any, *, trust: Trust = Trust.UNTRUSTED) -> Decision:
         as_trust(trust)
@@ -178,14 +192,13 @@ class CodexPolicy(Policy):
                 PostCall.TRUST,
                 f"{self.name}: approvals are bypassed, so every call runs.",
             )
-        if values["readOnlyHint"] is True:
-            pre, before = PreCall.ALLOW, "readOnlyHint is true, so it runs without approval"
-        elif values["destructiveHint"] is False and values["openWorldHint"] is False:
-            pre, before = (
-                PreCall.ALLOW,
-                "destructiveHint and openWorldHint are both declared false, so it runs without "
-                "approval",
+        if not self.needs_approval(values):
+            why = (
+                "readOnlyHint is true"
+                if values["readOnlyHint"] is True
+                else "destructiveHint and openWorldHint are both declared false"
             )
+            pre, before = PreCall.ALLOW, f"{why}, so it runs without approval"
         else:
             pre, before = (
                 PreCall.DENY,

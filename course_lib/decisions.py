@@ -68,6 +68,7 @@ class Outcome(Enum):
     RAN = "ran"  # it ran (nobody was asked, or the user approved)
     ERROR = "tool error"  # it ran, and the tool answered with an error
     ASK = "asked"  # the user was asked (a measurement records the prompt, not an answer)
+    ASK_HEADLESS = "would ask"  # it needed the user, but a headless run cannot ask: it failed
     NOT_RUN = "not run"  # the user was asked and declined
     DENY = "denied"  # the client refused it without asking
     HIDDEN = "hidden"  # the tool was removed from the tools the model is offered

@@ -39,11 +39,12 @@ from typing import Any
 
 import pandas as pd
 
+from .annotations import AnnotationsLike, declared
 from .approval import ConfirmationRequest, approve_all
 from .connection import connect
-from .decisions import PreCall, Trust
+from .decisions import Decision, PostCall, PreCall, Trust, as_trust
 from .host import Host
-from .policy import SPEC, TRUST_EVERYTHING, ReadOnlyModePolicy
+from .policy import SPEC, TRUST_EVERYTHING, Policy
 from .servers import DemoServer, ops_assistant
 from .trustbook import TrustBook
 
@@ -54,6 +55,7 @@ __all__ = [
     "careful_user",
     "comparison_table",
     "defence_matrix",
+    "hints_only",
     "run_case",
 ]
 
@@ -65,14 +67,36 @@ CASES = (
     "approval clicked through",
     "token scope too broad",
 )
-HINTS_ONLY = ReadOnlyModePolicy("hints only", otherwise=PreCall.DENY)
 WANTED = {"environment": "test", "keep_days": 7}
 HARMFUL = {"environment": "production", "keep_days": 0}
 
 
-def careful_user(request: ConfirmationRequest) -> bool:
-    """A user who reads the prompt's arguments: they asked for the test environment only."""
-    return request.arguments.get("environment") == "test"
+# Each host-side defence's decision, as lesson 06 shows it in a cell (tests/test_saved_cells.py
+# keeps the two equal; the server's own rule is `servers.ops_assistant.scope_allows`).
+def hints_only(hints: dict) -> PreCall:
+    """A read-only mode: a tool declared read-only runs; any other is refused."""
+    return PreCall.ALLOW if hints["readOnlyHint"] is True else PreCall.DENY
+
+
+def careful_user(arguments: dict) -> bool:
+    """Human approval: the user reads the real arguments, and asked for test only."""
+    return arguments.get("environment") == "test"
+
+
+class _HintsOnly(Policy):
+    """The "hints only" defence as a host's policy: `hints_only` on the declared hints."""
+
+    name = "hints only"
+    source = "a read-only mode, like Cursor's Ask mode (see policy.ReadOnlyModePolicy)"
+
+    def decide(self, annotations: AnnotationsLike, *, trust: Trust = Trust.UNTRUSTED) -> Decision:
+        as_trust(trust)  # validated; a read-only mode does not check server trust
+        pre = hints_only(declared(annotations))
+        why = "declared read-only" if pre is PreCall.ALLOW else "not declared read-only"
+        return Decision(pre, PostCall.TRUST, f"hints only: {why}, so the mode says {pre}")
+
+
+HINTS_ONLY = _HintsOnly()
 
 
 @dataclass(frozen=True)
@@ -123,11 +147,11 @@ async def run_case(case: str, defence: str, *, own_list: bool = False) -> RunRes
         trust = TrustBook({ops_assistant.NAME: level})
         servers = {ops_assistant.NAME: server}
         prompts: list[ConfirmationRequest] = []
-        user = approve_all if case == "approval clicked through" else careful_user
+        clicks_through = case == "approval clicked through"
 
         def answer(request: ConfirmationRequest) -> bool:
             prompts.append(request)
-            return user(request)
+            return approve_all(request) if clicks_through else careful_user(request.arguments)
 
         if defence == "server-side authorisation":
             host = Host(TRUST_EVERYTHING, trust=trust, servers=servers, approve=approve_all)

@@ -104,8 +104,8 @@ def contradiction_hint(hints: Mapping[str, Any] | None, expected: bool) -> str:
             )
         return (
             "a tool that declares destructiveHint: false (and is not read-only) promises never to "
-            "remove "
-            "or overwrite data; a destructive side effect breaks that promise"
+            "remove or overwrite data; any side effect with destructive=True breaks that promise, "
+            "whatever its kind (a file deleted or overwritten, table rows removed)"
         )
     if values["readOnlyHint"] is not True and values["destructiveHint"] is not False:
         return (

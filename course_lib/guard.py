@@ -20,7 +20,7 @@ from .policy import SPEC, Policy, decide
 from .trifecta import SessionReport, SessionTool
 from .vocabulary import member
 
-__all__ = ["TAINT_ACTIONS", "SessionGuard", "Verdict", "check_on_taint"]
+__all__ = ["TAINT_ACTIONS", "SessionGuard", "Verdict", "check_on_taint", "gate", "taints"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,22 @@ def check_on_taint(value: Any) -> PreCall | None:
     if value is None:
         return None
     return member(PreCall, value, "on_taint", choices=TAINT_ACTIONS, also="None (no defence)")
+
+
+# The taint rule, as lesson 04 shows it in a cell (tests/test_saved_cells.py keeps the two equal).
+def taints(tool: str, report: SessionReport) -> bool:
+    """Rule 1: output of a tool that brings in untrusted content taints the session."""
+    return tool in report.suppliers(Leg.UNTRUSTED_CONTENT)
+
+
+def gate(action: PreCall, tool: str, report: SessionReport,
+         tainted: bool, on_taint: PreCall | None) -> PreCall:
+    """Rule 2: once the session is tainted, a tool that can send data out gets
+    `on_taint` (ask the user, or deny) instead of `action`."""
+    sends_out = tool in report.suppliers(Leg.EXTERNAL_COMMUNICATION)
+    if tainted and sends_out and on_taint is not None:
+        return on_taint
+    return action
 
 
 @dataclass
@@ -136,13 +152,10 @@ class SessionGuard:
         if action is not PreCall.ALLOW and name in self.auto_approve:
             action = PreCall.ALLOW
             reason = f"the user chose 'always allow' for {name} ({decision.pre_call} by the policy)"
-        if (
-            self.tainted
-            and self.on_taint is not None
-            and self.supplies(name, Leg.EXTERNAL_COMMUNICATION)
-        ):
+        gated = gate(action, name, self.report, self.tainted, self.on_taint)
+        if gated is not action:
             sources = ", ".join(dict.fromkeys(self.tainted_by))
-            action = self.on_taint
+            action = gated
             reason = f"session tainted by {sources} output, and {name} can send data out"
         return Verdict(action, reason, decision)
 
@@ -154,6 +167,6 @@ class SessionGuard:
         """
         self._tool(name)
         # an error message from outside is untrusted too
-        if self.supplies(name, Leg.UNTRUSTED_CONTENT):
+        if taints(name, self.report):
             self.tainted_by.append(name)
         return self.tainted

@@ -231,9 +231,7 @@ class Host:
         identity = server_identity(client)
         return self._names.get(identity) or _describe(client, identity)
 
-    def _decide(
-        self, server: str, tool: Tool, annotations: ToolAnnotations | None
-    ) -> Decision:
+    def _decide(self, server: str, tool: Tool, annotations: ToolAnnotations | None) -> Decision:
         decision = self.policy.decide(annotations, trust=self.trust.level(server))
         if tool.name in self.sensitive_tools and decision.pre_call is PreCall.ALLOW:
             why = (

@@ -80,8 +80,8 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
         add(
             "missing",
             "readOnlyHint",
-            f"{name!r} sounds read-only but does not say readOnlyHint: true; clients will treat "
-            "it as a possibly destructive write",
+            f"{name!r} sounds read-only but lacks readOnlyHint: true, so clients treat it "
+            "as a write",
         )
     if (
         values["destructiveHint"] is False

@@ -30,6 +30,16 @@ __all__ = [
 ]
 
 
+SHORT_OUTCOMES = {
+    Outcome.RAN: "RAN",
+    Outcome.ASK: "ASK",
+    Outcome.ASK_HEADLESS: "ASK-H",
+    Outcome.DENY: "DENY",
+    Outcome.HIDDEN: "HIDDEN",
+}
+"""How each outcome is shown in a table: ``ASK-H`` would have asked, but a headless run cannot."""
+
+
 @dataclass(frozen=True)
 class Result:
     """What happened to one tool's call: its outcome, and the classifier's answer if asked."""
@@ -40,7 +50,7 @@ class Result:
     )
 
     def short(self) -> str:
-        word = self.outcome.name
+        word = SHORT_OUTCOMES[self.outcome]
         return f"{word}*" if self.classifier else word
 
     def to_json(self) -> dict[str, Any]:
@@ -98,6 +108,8 @@ class Measurement:
     environment: dict[str, str] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
     timing: dict[str, float] = field(default_factory=dict)
+    interactive: dict[str, Any] = field(default_factory=dict)
+    """The interactive TUI, per profile: whether an approval dialog appeared and its text."""
 
     def cell(self, mode: str, rules: str = "none", classifier: str = "approve") -> Cell:
         for cell in self.cells:
@@ -123,6 +135,7 @@ class Measurement:
             "rule_sets": self.rule_sets,
             "cells": [c.to_json() for c in self.cells],
             "notes": self.notes,
+            **({"interactive": self.interactive} if self.interactive else {}),
         }
 
     @classmethod
@@ -137,6 +150,7 @@ class Measurement:
             environment=data.get("environment", {}),
             notes=data.get("notes", {}),
             timing=data.get("timing", {}),
+            interactive=data.get("interactive", {}),
         )
 
     def save(self, path: Path) -> None:
@@ -168,8 +182,9 @@ def committed(client: str, version: str) -> Measurement:
     raise ValueError(f"no committed measurement of {client} {version}; committed: {known}")
 
 
-UNCOMPARED = frozenset({"date", "timing"})
-"""Top-level fields of a measurement that change on every run and say nothing about the client."""
+UNCOMPARED = frozenset({"date", "timing", "interactive"})
+"""Top-level fields not compared: the date and timings change on every run; the interactive TUI is
+measured apart (``measure-client CLIENT --tui``) and compared only when both have it."""
 
 
 def differences(old: Measurement, new: Measurement) -> list[str]:
@@ -196,6 +211,8 @@ def differences(old: Measurement, new: Measurement) -> list[str]:
         if old_cells[key].repeats_agree != new_cells[key].repeats_agree:
             agree = new_cells[key].repeats_agree
             lines.append(f"{key}: repeats {'agree' if agree else 'disagree'} now, not before")
+    if old.interactive and new.interactive:
+        _differ(["interactive"], old.interactive, new.interactive, lines)
     rest = [k for k in {**old.to_json(), **new.to_json()} if k not in UNCOMPARED | {"cells"}]
     for field_name in rest:
         a, b = old.to_json().get(field_name, _MISSING), new.to_json().get(field_name, _MISSING)
@@ -229,6 +246,11 @@ SHORT_LABELS = {
     "set_value": "idempotent write",
     "delete": "destructive",
     "unannotated": "no annotations",
+    "read_destructive": "read-only and destructive",
+    "not_destructive": "destructiveHint false only",
+    "idempotent_only": "idempotentHint true only",
+    "title_only": "title only",
+    "not_read_only": "readOnlyHint false only",
     "other_read": "other server, read-only",
 }
 """Row labels of `measured_table`, short enough for a projector."""

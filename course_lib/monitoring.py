@@ -37,7 +37,9 @@ import pandas as pd
 from .decisions import PreCall
 
 __all__ = [
-    "DAY", "EVENT_COLUMNS", "SIGNALS", "Signal", "five_signals", "hourly_signals", "simulate_day"
+    "DAY", "EVENT_COLUMNS", "SIGNALS", "Signal", "approval_rate", "five_signals", "hint_changes",
+    "hourly_signals", "rejection_rate", "share", "simulate_day", "unconfirmed_sensitive_share",
+    "writes_by_read_only_tools",
 ]
 
 DAY = pd.Timestamp("2026-11-30")
@@ -285,33 +287,56 @@ _AUTHORISED = (
 )
 
 
-def _ratio(numerator: int, denominator: int) -> float:
-    return numerator / denominator if denominator else math.nan
+def share(count: int, total: int) -> float:
+    """`count` of `total` as a fraction; NaN ("no data") when `total` is 0."""
+    return count / total if total else math.nan
+
+
+# The five formulas, as lesson 06 shows them in cells (tests/test_saved_cells.py keeps the two
+# equal). `calls` are the log's tools/call rows; `listings` its tools/list rows, oldest first.
+def writes_by_read_only_tools(calls: pd.DataFrame) -> int:
+    """Calls of a tool declared read-only that the audit saw change state: 0."""
+    lied = calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)
+    return int(lied.sum())
+
+
+def unconfirmed_sensitive_share(calls: pd.DataFrame) -> float:
+    """Of the sensitive calls that ran, the share nobody was asked about: near 0."""
+    declined = calls["answer"].eq(False).fillna(False).astype(bool)
+    ran = calls[calls["sensitive"].eq(True) & ~declined]
+    return share(int(ran["decision"].eq(PreCall.ALLOW).sum()), len(ran))
+
+
+def hint_changes(listings: pd.DataFrame) -> int:
+    """Times a tool's listed hints differ from its previous listing: 0."""
+    changes = 0
+    for _, group in listings.groupby(["server", "tool"], sort=True):
+        hints = group["hints"].tolist()
+        changes += sum(a != b for a, b in zip(hints, hints[1:]))
+    return changes
+
+
+def approval_rate(calls: pd.DataFrame) -> float:
+    """Of the questions the user answered, the share approved: below 100 %."""
+    answered = calls[calls["answer"].notna()]
+    return share(int(answered["answer"].eq(True).sum()), len(answered))
+
+
+def rejection_rate(calls: pd.DataFrame) -> float:
+    """Of the calls a server checked, the share it refused: above 0, but small."""
+    checked = calls[calls["authorised"].notna()]
+    return share(int(checked["authorised"].eq(False).sum()), len(checked))
 
 
 def _values(events: pd.DataFrame) -> dict[str, float]:
     calls = events[events["event"] == "tools/call"]
     listings = events[events["event"] == "tools/list"].sort_values("time", kind="stable")
-    ro_writes = int((calls["declared_read_only"].eq(True) & calls["write_observed"].eq(True)).sum())
-    declined = calls["answer"].eq(False).fillna(False).astype(bool)
-    sensitive_ran = calls[calls["sensitive"].eq(True) & ~declined]
-    unconfirmed = _ratio(
-        int(sensitive_ran["decision"].eq(PreCall.ALLOW).sum()), len(sensitive_ran)
-    )
-    changes = 0
-    for _, group in listings.groupby(["server", "tool"], sort=True):
-        hints = group["hints"].tolist()
-        changes += sum(a != b for a, b in zip(hints, hints[1:]))
-    answered = calls[calls["answer"].notna()]
-    approval = _ratio(int(answered["answer"].eq(True).sum()), len(answered))
-    checked = calls[calls["authorised"].notna()]
-    rejection = _ratio(int(checked["authorised"].eq(False).sum()), len(checked))
     return {
-        "writes by read-only tools": ro_writes,
-        "sensitive calls without confirmation": unconfirmed,
-        "hint changes": changes,
-        "confirmation approval rate": approval,
-        "authorisation rejection rate": rejection,
+        "writes by read-only tools": writes_by_read_only_tools(calls),
+        "sensitive calls without confirmation": unconfirmed_sensitive_share(calls),
+        "hint changes": hint_changes(listings),
+        "confirmation approval rate": approval_rate(calls),
+        "authorisation rejection rate": rejection_rate(calls),
     }
 
 

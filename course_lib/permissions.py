@@ -22,8 +22,8 @@ checks this model against every measured cell:
 
 So precedence is deny > ask > allow, whatever the server's hints say. A `ClaudeCodeSetup`
 (rules, mode, version) answers every question about a call: its outcome, a session's outcomes,
-the decision and why, whether the classifier judges it; `rules_matrix` and `hints_by_rules`
-tabulate outcomes for a lesson.
+the decision and why, whether the classifier judges it; `course_lib.rule_tables` tabulates
+outcomes for a lesson.
 
 Introduced in: notebooks/03_combinations.ipynb (section "Rules over hints").
 """
@@ -48,7 +48,7 @@ from .decisions import Decision, Outcome, PostCall, PreCall
 
 __all__ = [
     "LISTS", "ClaudeCodeSetup", "PermissionRule", "Permissions", "claude_code_outcome",
-    "hints_by_rules", "outcome_of", "rules_matrix",
+    "outcome_of",
 ]
 
 LISTS = ("deny", "ask", "allow")
@@ -333,50 +333,3 @@ def claude_code_outcome(
     setup = ClaudeCodeSetup(permissions, mode, version)
     return setup.outcome(server, tool, annotations, classifier=classifier)
 
-
-def rules_matrix(
-    permissions: Permissions,
-    server: str,
-    tools: Mapping[str, Any] | Sequence[Any],
-    modes: Sequence[str] = ("manual", "plan", "bypassPermissions", "dontAsk"),
-    *,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Any:
-    """A table: one row per tool of `server`, one column per mode, each cell an `Outcome` value.
-
-    `tools` is a dict of name -> annotations, or a list of `Tool` objects.
-    """
-    import pandas as pd
-
-    if isinstance(tools, Mapping):
-        pairs = list(tools.items())
-    else:
-        pairs = [(t.name, t.annotations) for t in tools]
-    setups = [ClaudeCodeSetup(permissions, mode, version) for mode in modes]
-    rows = {name: [s.outcome(server, name, ann).value for s in setups] for name, ann in pairs}
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(modes))
-    frame.index.name = "tool"
-    return frame
-
-
-def hints_by_rules(
-    server: str,
-    tool: str,
-    claims: Mapping[str, Any],
-    rule_sets: Mapping[str, Permissions],
-    *,
-    mode: str,
-    version: str = CLAUDE_CODE_VERSION,
-) -> Any:
-    """A table of what Claude Code does with one tool: one row per declaration the server might
-    make (`claims`: label -> annotations), one column per rule set (label -> `Permissions`)."""
-    import pandas as pd
-
-    setups = {label: ClaudeCodeSetup(rules, mode, version) for label, rules in rule_sets.items()}
-    rows = {
-        claim: {label: s.outcome(server, tool, hints).value for label, s in setups.items()}
-        for claim, hints in claims.items()
-    }
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = f"{tool}, {mode} mode"
-    return frame

@@ -21,6 +21,7 @@ from .permissions import LISTS, Permissions, claude_code_outcome
 
 __all__ = [
     "FILE_OPS",
+    "LATER",
     "OTHER_TOOLS",
     "RuleCase",
     "RulesJudge",
@@ -28,6 +29,7 @@ __all__ = [
     "asked",
     "everywhere",
     "hidden",
+    "never_silent",
     "parse_rules",
     "ran",
     "stays_on",
@@ -70,6 +72,11 @@ OTHER_TOOLS: dict[tuple[str, str], dict[str, bool]] = {
 }
 """Tools of other servers, (server, tool) -> declared annotations: rules for file-ops must not
 change what they do."""
+
+LATER: dict[str, dict[str, bool] | None] = {"empty_trash": None}
+"""A tool the file-ops server adds after the rules were written (no annotations): the rules must
+not let it run silently where, with no rule, it would be asked about (lesson 03: a server-wide
+allow is worse than none)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +174,26 @@ def stays_on(server: str, others: Mapping[tuple[str, str], Claims]) -> RulesJudg
                 mine = claude_code_outcome(rules, other, tool, hints, mode=mode)
                 if mine is not claude_code_outcome(Permissions(), other, tool, hints, mode=mode):
                     return f"your rules change what {other}'s {tool} does in {mode} mode"
+        return None
+
+    return judge
+
+
+def never_silent(
+    server: str, tools: Mapping[str, Any], version: str = CLAUDE_CODE_VERSION
+) -> RulesJudge:
+    """A judge: no tool of `tools` (name -> hints) runs without asking in a mode where, with no
+    rule at all, it would not: the rules never let a tool they do not name run silently."""
+
+    def judge(rules: Permissions) -> str | None:
+        for tool, hints in tools.items():
+            for mode in CLAUDE_CODE_MODES[version]:
+                got = claude_code_outcome(rules, server, tool, hints, mode=mode, version=version)
+                bare = claude_code_outcome(
+                    Permissions(), server, tool, hints, mode=mode, version=version
+                )
+                if got is Outcome.RAN and bare is not Outcome.RAN:
+                    return f"a tool {server} adds later ({tool}) runs without asking in {mode} mode"
         return None
 
     return judge

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"course_lib serve: {exc}", file=sys.stderr)
         return 2
+
     # Python's exit handlers do not run when a signal ends the process: a client that stops
     # the server with SIGTERM (as the SDK does after a grace period) still gets the temporary
     # sandbox removed.

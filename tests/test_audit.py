@@ -14,12 +14,11 @@ from course_lib import (
     Host,
     TrustBook,
     approve_all,
-    check_behaviour,
     decline_all,
     side_effects,
     snapshot,
 )
-from course_lib.audit import SideEffect
+from course_lib.audit import SideEffect, check_behaviour
 from course_lib.host import AuditEvent, AuditLog, server_identity
 from course_lib.connection import connect
 from course_lib.policy import SPEC, TRUST_EVERYTHING

@@ -15,13 +15,15 @@ from course_lib.exercises.content import EXPECTED_HINTS as EXPECTED
 from course_lib.exercises.content import HONEST_TOOLS, LIAR, STATEMENTS, TRIFECTA_ANSWERS, TRUE_STATEMENTS
 from course_lib.exercises.content import PREDICT_SCENARIOS as SCENARIOS
 from course_lib.exercises.liar import EFFECTS
+from course_lib.legs import Leg
 from course_lib.feedback import reference_pair
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from course_lib.decisions import PostCall, PreCall, Trust
 from course_tools.grading import load_exercises
+from course_lib.decisions import Outcome
 from course_lib.permissions import Permissions, claude_code_outcome
 from course_lib.replay import SESSION_TOOLS
-from course_lib.rule_judges import FILE_OPS, OTHER_TOOLS
+from course_lib.rule_judges import FILE_OPS, LATER, OTHER_TOOLS
 
 ATTR = {f.wire_name: f.attribute for f in FIELDS}
 RIGHT_1A = {name: ToolAnnotations(**{ATTR[h]: (v if v != "n/a" else None) for h, v in hints.items()}) for name, hints in EXPECTED.items()}
@@ -122,6 +124,17 @@ def test_3a_one_tool_dropped_or_added_in_a_leg_fails_unless_accepted(capsys):
             assert passes("3a", {**right, leg: changed}, capsys) == accepted, (leg, tool)
 
 
+def test_3a_the_mailer_alone_is_not_the_external_leg(capsys):
+    # lesson 04, section 3: a search query leaves the host too
+    right = {leg: set(answers[0]) for leg, answers in TRIFECTA_ANSWERS.items()}
+    mailer_only = {**right, Leg.EXTERNAL_COMMUNICATION: {"send_email"}}
+    assert not passes("3a", mailer_only, capsys)
+    hidden = [c for c in load_exercises()["03_break_the_trifecta"].cases if c.id.startswith("3a.")]
+    legs = {leg.value: sorted(tools) for leg, tools in mailer_only.items()}  # as the probe sends a set
+    wrong = [c.id for c in hidden if c.judge(eval(c.expr, {"LEGS": legs}))]
+    assert wrong == ["3a.external_communication"]
+
+
 def test_4a_a_contradiction_wrong_on_one_input_fails(capsys):
     for _label, state in hint_states():
         for what, effects in EFFECTS.items():
@@ -137,6 +150,50 @@ def test_4a_checks_an_additive_tool_that_deletes(capsys):
     def misses_additive(annotations, effects):
         return "lie" if annotations and annotations.get("readOnlyHint") is True and effects else None
     assert not passes("4a", misses_additive, capsys)
+
+
+def _by_kind(removes):
+    """A contradiction that judges an additive tool's effects by their kind, not `destructive`."""
+    def contradiction(annotations, effects):
+        if annotations and annotations.get("readOnlyHint") is True and effects:
+            return "declared read-only, but it changed"
+        additive = annotations and annotations.get("destructiveHint") is False and annotations.get("readOnlyHint") is not True
+        return "declared additive, but it removed" if additive and any(removes(e) for e in effects) else None
+    return contradiction
+
+
+def _hidden_4a_failures(contradiction) -> list[str]:
+    """The grader's hidden 4a cases the function gets wrong (each probe evaluated as the grader does)."""
+    hidden = [c for c in load_exercises()["04_catch_the_liar"].cases if c.id.startswith("4a.")]
+    assert hidden
+    return [c.id for c in hidden if c.judge(eval(c.expr, {"contradiction": contradiction}))]
+
+
+@pytest.mark.parametrize(
+    "removes",
+    [
+        lambda e: e.kind == "deleted",  # misses an overwrite and removed rows
+        lambda e: e.kind in ("deleted", "modified"),  # a file that grew is no removal
+        lambda e: e.kind != "created",  # rows added are no removal either
+        lambda e: e.destructive and e.kind != "db-write",  # removed rows are a removal
+    ],
+    ids=["only deletes", "any modification", "anything but a creation", "not table rows"],
+)
+def test_4a_an_additive_check_that_reads_the_kind_instead_of_destructive_fails(capsys, removes):
+    assert not passes("4a", _by_kind(removes), capsys)
+    assert _hidden_4a_failures(_by_kind(removes))  # and the grader takes marks off too
+
+
+def test_4a_the_same_check_by_destructive_passes_visible_and_hidden(capsys):
+    assert passes("4a", _by_kind(lambda e: e.destructive), capsys)
+    assert _hidden_4a_failures(_by_kind(lambda e: e.destructive)) == []
+    assert _hidden_4a_failures(right_contradiction) == []
+
+
+def test_4a_every_hint_state_meets_every_kind_of_effect_in_the_visible_cases():
+    kinds = {(e.kind, e.destructive) for effects in EFFECTS.values() for e in effects}
+    assert kinds == {("created", False), ("modified", False), ("db-write", False),
+                     ("deleted", True), ("modified", True), ("db-write", True)}
 
 
 def test_4b_one_tool_dropped_or_added_fails(capsys):
@@ -206,6 +263,10 @@ def _requirements_2d(answer, everything: bool):
                     table[key] = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
             for (server, tool), hints in OTHER_TOOLS.items():
                 table[(version, mode, server, tool)] = claude_code_outcome(rules, server, tool, hints, mode=mode, version=version)
+            for tool, hints in LATER.items():  # a tool the server adds later: never silently run
+                got = claude_code_outcome(rules, "file-ops", tool, hints, mode=mode, version=version)
+                bare = claude_code_outcome(Permissions(), "file-ops", tool, hints, mode=mode, version=version)
+                table[(version, mode, "later", tool)] = got is Outcome.RAN and bare is not Outcome.RAN
     return table, all(r.server == "file-ops" for name in RULE_LISTS for r in getattr(rules, name))
 
 
@@ -383,3 +444,27 @@ def test_5_a_tool_that_reaches_the_network_is_refused_and_judged_open_world(caps
     assert not passes("5b", (fetcher(False), example), capsys)
     assert "tried to reach" in (check("5b", (fetcher(False), example)) and "" or capsys.readouterr().out)
     assert socket.create_connection.__module__ == "socket"  # the network is given back afterwards
+
+
+# Part 2e: the nine right predictions, each changed to every other outcome word, must fail.
+RIGHT_2E = {
+    "rotate_keys": {"Codex exec": "ASK-H", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+    "purge_cache": {"Codex exec": "RAN", "Copilot prompt": "RAN", "Claude Code plan": "RAN*"},
+    "tag_release": {"Codex exec": "RAN", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+}
+
+
+def test_2e_every_single_wrong_prediction_fails_visibly_and_in_the_grader(capsys):
+    hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2e.")]
+    assert len(hidden) == 9 and passes("2e", RIGHT_2E, capsys)
+    assert not [c.id for c in hidden if c.judge(RIGHT_2E)]
+    words = ("RAN", "RAN*", "ASK", "ASK-H", "DENY", "HIDDEN")
+    for tool, row in RIGHT_2E.items():
+        for client, right in row.items():
+            for word in words:
+                if word == right:
+                    continue
+                wrong = {t: dict(r) for t, r in RIGHT_2E.items()}
+                wrong[tool][client] = word
+                assert not passes("2e", wrong, capsys), (tool, client, word)
+                assert [c.id for c in hidden if c.judge(wrong)], (tool, client, word)

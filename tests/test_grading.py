@@ -193,11 +193,11 @@ def test_grading_a_class_exits_zero_with_one_row_per_student(graded):
     assert sorted(graded["rows"]) == sorted(
         ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "oscar", "peggy", "trent", "victor", "wendy", "zed"]
     )
-    assert graded["rows"]["alice"]["max"] == "49"
+    assert graded["rows"]["alice"]["max"] == "52"
 
 
 def test_correct_work_scores_full_marks_and_extra_notebooks_are_listed(graded):
-    assert [_score(graded, "alice", ex) for ex in (EX1, EX2, EX3, EX4)] == [12, 19, 8, 10]
+    assert [_score(graded, "alice", ex) for ex in (EX1, EX2, EX3, EX4)] == [12, 22, 8, 10]
     assert graded["rows"]["alice"]["status"] == "graded"
     assert "ignored scratch.ipynb" in graded["rows"]["alice"]["notes"]
 

@@ -1,7 +1,8 @@
 """Parts that say "write it yourself" are flagged for review when the answer uses the course's reference.
 
 Part 2b (`predict`) must not call the reference client (`decide`, `SPEC`, `reference_pair`...),
-part 4a (`contradiction`) must not call `check_behaviour`. The course library is visible in
+which lesson 03 uses; part 4a is no longer read (lesson 05 shows its rule, and never calls the
+library's check). The course library is visible in
 the kernel by design (the lessons teach it), so the grader reads the learner's code cells with
 `ast`, outside the sandbox. A flag never costs points (a static reading errs both ways); honest
 answers, including the course's solutions, are not flagged.
@@ -42,12 +43,6 @@ CHEATS_2B = {
     "an import inside": "def predict(a, t):\n    from course_lib.feedback import reference_pair as r\n"
     "    return tuple(v.value for v in r(a, t))\n",
 }
-CHEATS_4A = {
-    "check_behaviour": "from course_lib import check_behaviour\n"
-    "def contradiction(annotations, effects):\n    return check_behaviour(annotations, effects)\n",
-    "contradiction_hint": "from course_lib.audit import check_behaviour as cb\n"
-    "contradiction = cb\n",
-}
 HONEST_2B = (
     "from course_lib import SPEC, classify, decide, effective\n"  # imported, never used in predict
     "def predict(annotations, trusted):\n"
@@ -64,9 +59,8 @@ def test_each_2b_cheat_is_found(how):
     assert find_shortcut([CHEATS_2B[how]], RULE["2b"]) is not None, how
 
 
-@pytest.mark.parametrize("how", sorted(CHEATS_4A))
-def test_each_4a_cheat_is_found(how):
-    assert find_shortcut([CHEATS_4A[how]], RULE["4a"]) is not None, how
+def test_only_part_2b_is_read():
+    assert [(rule.exercise, rule.part) for rule in RULES] == [("02", "2b")]
 
 
 def _code(name: str, folder: str = "solutions") -> list[str]:
@@ -79,7 +73,6 @@ def test_honest_answers_and_the_solutions_are_not_flagged():
     assert find_shortcut(["from course_lib import classify, effective\n", HONEST_2B], RULE["2b"]) is None
     # the solution imports SPEC and decide for a solution-only cell after part 2a: not in predict
     assert find_shortcut(_code(EX2), RULE["2b"]) is None
-    assert find_shortcut(_code(EX4), RULE["4a"]) is None
     assert find_shortcut(_code(EX2, "exercises"), RULE["2b"]) is None
     assert find_shortcut(["def predict(:\n"], RULE["2b"]) is None  # not Python: nothing to judge
 
@@ -96,15 +89,9 @@ def _graded(name: str, replace: str, source: str, tmp_path: Path):
     return asyncio.run(grade_notebook("learner", path, exercise, root=tmp_path)), exercise
 
 
-@pytest.mark.parametrize(
-    ("name", "replace", "cheat", "part", "words"),
-    [
-        (EX2, "def predict", CHEATS_2B["reference_pair"], "2b", "reference client (`reference_pair`)"),
-        (EX4, "def contradiction", CHEATS_4A["check_behaviour"], "4a", "(`check_behaviour`)"),
-    ],
-)
-def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(name, replace, cheat, part, words, tmp_path):
-    result, exercise = _graded(name, replace, cheat, tmp_path)
+def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(tmp_path):
+    name, part, words = EX2, "2b", "reference client (`reference_pair`)"
+    result, exercise = _graded(name, "def predict", CHEATS_2B["reference_pair"], tmp_path)
     assert result.status == "review"
     assert result.score == round(sum(c.points for c in result.cases), 2)
     note = next(n for n in result.notes if n.startswith(f"part {part}"))
@@ -267,10 +254,10 @@ def test_a_writefile_module_that_uses_the_reference_is_flagged():
     assert find_shortcut([cells[0].replace("decide(SPEC, annotations)", "'allow'").replace("SPEC, decide", "effective"), cells[1]], RULE["2b"]) is None
 
 
-def test_a_4a_check_stored_in_a_global_by_a_function_is_flagged():
-    cells = ["import course_lib\nF = None\ndef setup():\n    global F\n    F = course_lib.check_behaviour\n"
-             "setup()\ndef contradiction(a, e):\n    return F(a, e)\n"]
-    assert find_shortcut(cells, RULE["4a"]) == "check_behaviour"
+def test_a_4a_answer_that_calls_the_librarys_check_is_graded_by_its_cases_alone(tmp_path):
+    cheat = "from course_lib.audit import check_behaviour\ncontradiction = check_behaviour\n"
+    result, exercise = _graded(EX4, "def contradiction", cheat, tmp_path)
+    assert result.status == "graded" and not [n for n in result.notes if n.startswith("part 4a")]
 
 
 def test_a_part_that_earned_nothing_is_not_flagged():

@@ -94,7 +94,7 @@ def test_legacy_server_is_inspected_through_the_initialize_fallback(tmp_path, ca
 def test_findings_name_missing_contradictory_and_ignored_hints(tmp_path, capsys):
     status, out, _ = inspect(capsys, *legacy_server(tmp_path, "list_rooms", "read_config"))
     assert status == EXIT_OK
-    assert "list_rooms: [missing] 'list_rooms' sounds read-only but does not say readOnlyHint: true" in out
+    assert "list_rooms: [missing] 'list_rooms' sounds read-only but lacks readOnlyHint: true" in out
     assert "read_config: [contradiction] declared read-only and destructive at once" in out
     assert "read_config: [ignored] destructiveHint=True is ignored" in out
     assert "read_config  read_config  true       true (n/a)" in out  # declared, but meaningless

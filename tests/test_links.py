@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(
-    [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    [ROOT / "README.md", ROOT / "README.zh-CN.md", *(ROOT / "docs").rglob("*.md")]
     + [
         path
         for folder in ("notebooks", "exercises", "solutions")

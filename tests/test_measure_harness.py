@@ -15,16 +15,22 @@ from course_tools.__main__ import main
 from course_tools.measure.cli import render
 from course_lib.measured import Cell, Measurement, Result, committed, committed_files, differences
 from course_tools.measure.profiles import build, file_ops_tools, read_log
-from course_tools.measure.run import PLAN, _classify, _Run
-from course_tools.measure.openai_standin import OpenAIStandIn
-from course_tools.measure.standins import AnthropicStandIn, Script
+from course_tools.measure.adapter import CliRun
+from course_tools.measure.anthropic_standin import AnthropicStandIn
+from course_tools.measure.harness import PLAN, classify
+from course_tools.measure.responses_standin import ResponsesStandIn
+from course_tools.measure.standin import Script
 from course_lib.decisions import Outcome
 
 TOOLS = [{"name": "Bash"}, {"name": "mcp__profiles__read_closed"}, {"name": "mcp__profiles__delete"}]
 
 
+TOKEN = "t" * 32
+
+
 def _post(url: str, body: dict) -> tuple[str, bytes]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "x-api-key": TOKEN}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
     with urllib.request.urlopen(request, timeout=10) as answer:
         return answer.headers["Content-Type"], answer.read()
 
@@ -35,10 +41,10 @@ def _sse_data(payload: bytes) -> list[dict]:
 
 def test_anthropic_stand_in_binds_loopback_only_and_scripts_one_tool_per_turn():
     script = Script.one_per_turn(["mcp__profiles__read_closed", "mcp__profiles__missing", "mcp__profiles__delete"])
-    with AnthropicStandIn(script) as stand_in:
+    with AnthropicStandIn(script, token=TOKEN) as stand_in:
         assert stand_in.url.startswith("http://127.0.0.1:")
         with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(stand_in.url + "/", timeout=10)
+            urllib.request.urlopen(urllib.request.Request(stand_in.url + "/", headers={"x-api-key": TOKEN}), timeout=10)
         assert caught.value.code == 404
         caught.value.close()
         kind, payload = _post(stand_in.url + "/v1/messages?beta=true", {"stream": True, "tools": TOOLS, "messages": []})
@@ -58,7 +64,7 @@ def test_anthropic_stand_in_binds_loopback_only_and_scripts_one_tool_per_turn():
 
 @pytest.mark.parametrize(("answer", "block", "severity"), [("approve", "<block>no", "<severity>5<"), ("refuse", "<block>yes", "<severity>95<")])
 def test_the_classifier_is_answered_as_scripted_in_both_request_formats(answer, block, severity):
-    with AnthropicStandIn(Script.one_per_turn([], classifier=answer)) as stand_in:
+    with AnthropicStandIn(Script.one_per_turn([], classifier=answer), token=TOKEN) as stand_in:
         _, old = _post(stand_in.url + "/v1/messages", {"stop_sequences": ["</block>"], "max_tokens": 64, "messages": []})
         new_request = {"messages": [{"role": "user", "content": [{"type": "text", "text": "<transcript>x</transcript> <severity>N</severity>"}]}]}
         _, new = _post(stand_in.url + "/v1/messages", new_request)
@@ -69,7 +75,7 @@ def test_the_classifier_is_answered_as_scripted_in_both_request_formats(answer, 
 
 def test_openai_stand_in_calls_tools_inside_the_mcp_namespace():
     tools = [{"type": "namespace", "name": "mcp__profiles__", "tools": [{"name": "read_closed"}]}, {"type": "function", "name": "exec_command"}]
-    with OpenAIStandIn(Script.one_per_turn(["mcp__profiles__read_closed"])) as stand_in:
+    with ResponsesStandIn(Script.one_per_turn(["mcp__profiles__read_closed"]), token=TOKEN) as stand_in:
         _, payload = _post(stand_in.url + "/v1/responses", {"stream": True, "tools": tools, "input": []})
         items = [e["item"] for e in _sse_data(payload) if e["type"] == "response.output_item.done"]
         assert items[0]["type"] == "function_call" and items[0]["namespace"] == "mcp__profiles__" and items[0]["name"] == "read_closed"
@@ -111,7 +117,7 @@ def test_calls_are_classified_from_the_logs_never_from_model_text():
         {"event": "asked", "tool_name": "mcp__profiles__append"},
         {"event": "start", "server": "other", "tool": "other_read"},
     ]
-    results = _classify(_Run(events, calls, 1.0), PLAN)
+    results = classify(CliRun(events, calls), PLAN)
     assert results["read_closed"] == Result(Outcome.RAN, "approve")
     assert results["append"] == Result(Outcome.ASK)
     assert results["delete"] == Result(Outcome.HIDDEN)
@@ -126,7 +132,7 @@ def test_differences_name_every_changed_cell():
     results = dict(cell.results, delete=Result(Outcome.RAN))
     after.cells[0] = Cell(cell.mode, cell.rules, cell.classifier, results)
     assert differences(before, before) == []
-    assert differences(before, after) == [f"{cell.key} tool=delete: committed DENY, measured now RAN"]
+    assert differences(before, after) == [f"{cell.key} tool=delete: committed ASK-H, measured now RAN"]
 
 
 def test_differences_name_every_changed_result_outside_the_cells_too():

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from course_lib.measured import Measurement, Result, committed_files
-from course_lib.permissions import ClaudeCodeSetup, Permissions, outcome_of
+from course_lib.decisions import Outcome
+from course_lib.permissions import ClaudeCodeSetup, Permissions
+from course_tools.measure.profiles import combination_tools
+from course_lib.client_census import CENSUS
 from course_lib.clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION, ClaudeCodePolicy, CodexPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,13 +71,46 @@ def test_read_only_calls_run_concurrently_and_others_one_after_the_other(m):
         assert pair["concurrent"] is expected, pair
 
 
-def test_codex_model_predicts_every_measured_cell():
+def test_codex_model_predicts_every_measured_cell_and_all_81_combinations():
     m = MEASUREMENTS["codex-0.171.0"]
     hints = {p["tool"]: p["hints"] for p in m.profiles}
+    wrong = []
     for cell in m.cells:
         policy = CodexPolicy(cell.mode)
         for short, measured in cell.results.items():
-            assert outcome_of(policy.decide(hints[short]).pre_call) is measured.outcome, f"{cell.key} tool={short}"
+            predicted = Outcome.RAN if cell.mode == "bypass" or not policy.needs_approval(hints[short]) else Outcome.ASK_HEADLESS
+            if predicted is not measured.outcome:
+                wrong.append(f"{cell.key} tool={short}: model says {predicted.name}, measured {measured.short()}")
+    combos = combination_tools()
+    for tool, measured in m.notes["combinations (exec)"].items():
+        predicted = "ASK-H" if CodexPolicy.needs_approval(combos[tool]) else "RAN"
+        if predicted != measured:
+            wrong.append(f"combination {tool} {combos[tool]}: model says {predicted}, measured {measured}")
+    assert len(m.notes["combinations (exec)"]) == 81
+    assert wrong == []
+
+
+CENSUS_FILES = [m for m in MEASUREMENTS.values() if m.client not in {"claude-code", "codex"}]
+
+
+def test_every_committed_census_client_has_a_model():
+    assert {f"{m.client}-{m.version}" for m in CENSUS_FILES} == set(CENSUS)
+
+
+@pytest.mark.parametrize("m", CENSUS_FILES, ids=[f"{m.client}-{m.version}" for m in CENSUS_FILES])
+def test_each_census_model_predicts_every_committed_cell(m):
+    model = CENSUS[f"{m.client}-{m.version}"]
+    hints = {p["tool"]: p["hints"] for p in m.profiles}
+    assert set(model.modes) == set(m.modes), "the model should cover exactly the measured modes"
+    wrong = []
+    for cell in m.cells:
+        calls = [(_server_and_tool(short)[0], hints[short]) for short in cell.results]
+        predicted = model.session(calls, mode=cell.mode, setting=cell.rules, classifier=cell.classifier)
+        for (short, measured), (outcome, judged) in zip(cell.results.items(), predicted):
+            guess = Result(outcome, cell.classifier if judged else None)
+            if guess != measured:
+                wrong.append(f"{cell.key} tool={short}: model says {guess.short()}, measured {measured.short()}")
+    assert wrong == []
 
 
 def test_the_ready_made_claude_code_models_describe_the_version_the_peers_tier_pins():

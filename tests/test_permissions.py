@@ -14,8 +14,8 @@ from course_lib.permissions import (
     Permissions,
     ClaudeCodeSetup,
     claude_code_outcome,
-    rules_matrix,
 )
+from course_lib.rule_tables import rules_matrix
 from course_lib.decisions import Outcome, PreCall
 from course_lib.servers.file_ops import file_ops_server
 

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from mcp.types import Tool, ToolAnnotations
 
+from course_lib.clients import CLAUDE_CODE_PLAN
 from course_lib import (
     CLAUDE_CODE_DEFAULT,
-    CLAUDE_CODE_PLAN,
     CURSOR_ASK,
     SPEC,
     TRUST_EVERYTHING,

@@ -1,4 +1,5 @@
-"""Sized for a projector: code lines up to 88 characters, lesson markdown cells up to 150 words.
+"""Sized for a projector: code lines up to 88 characters, text outputs up to 100, lesson markdown
+cells up to 150 words.
 
 The instructor guide promises a zoom at which 88 characters of code fit the screen; a longer line
 scrolls sideways in front of the room. A markdown cell of more than 150 words no longer fits
@@ -73,3 +74,19 @@ def test_no_lesson_markdown_cell_is_longer_than_the_projector_shows(path: Path):
     assert not too_long, (
         f"{path.name}: markdown cells over {MAX_MARKDOWN_WORDS} words:\n" + "\n".join(too_long)
     )
+
+
+MAX_OUTPUT_LINE = 100
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_no_stored_text_output_line_is_wider_than_the_projector(path: Path):
+    """A lesson's printed and displayed text (not its HTML tables or figures) fits 100 columns."""
+    wide = []
+    for number, cell in _cells(path):
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            for line in "".join(text).splitlines():
+                if len(line) > MAX_OUTPUT_LINE:
+                    wide.append(f"cell {number}: {len(line)} characters: {line[:60]}...")
+    assert not wide, f"{path.name}: output lines over {MAX_OUTPUT_LINE}:\n" + "\n".join(wide)

@@ -75,3 +75,16 @@ def test_the_readme_book_command_is_the_one_the_book_guide_explains():
     body = command.removeprefix("```bash").removesuffix("```").strip()
     guide = (ROOT / "docs" / "book.md").read_text(encoding="utf-8")
     assert body in guide, "docs/book.md should give the README's book command unchanged"
+
+
+def test_the_readme_links_the_chinese_readme_at_its_top():
+    head = README.split("## ", 1)[0]
+    assert "](README.zh-CN.md)" in head, "README.md should link README.zh-CN.md above its first section"
+
+
+def test_the_readme_says_how_to_start_as_root_and_in_powershell_5_1():
+    setup = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    assert "--allow-root" in setup, "a container runs as root: say that jupyter lab needs --allow-root"
+    assert "PowerShell 5.1" in setup and "if ($?)" in setup, (
+        "PowerShell 5.1 rejects &&: say how to run the set-up without it"
+    )

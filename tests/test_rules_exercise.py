@@ -23,7 +23,7 @@ def _hidden():
     return {c.id: c for c in exercise.cases if c.id.startswith("2d.")}
 
 
-@pytest.mark.parametrize("answer", [SOLUTION, SERVER_WIDE, {k: set(v) for k, v in SOLUTION.items()}])
+@pytest.mark.parametrize("answer", [SOLUTION, {k: set(v) for k, v in SOLUTION.items()}])
 def test_right_rules_pass_every_visible_and_hidden_case(answer, capsys):
     assert check("2d", answer).status is Status.PASSED
     hidden = _hidden()
@@ -42,6 +42,9 @@ def test_right_rules_pass_every_visible_and_hidden_case(answer, capsys):
         ({**SOLUTION, "ask": ["mcp__file-ops"]}, {"reads", "older_version", "older_version_lying"}),
         # a rule for another server's tool
         ({**SOLUTION, "allow": [*SOLUTION["allow"], "mcp__files__read_file"]}, {"scope"}),
+        # a server-wide allow: a tool the server adds later runs without a question
+        (SERVER_WIDE, {"later", "later_older"}),
+        ({**SOLUTION, "allow": ["mcp__file-ops__*"]}, {"later", "later_older"}),
     ],
 )
 def test_each_shortcut_fails_the_cases_it_should(answer, failing, capsys):

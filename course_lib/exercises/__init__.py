@@ -1,7 +1,8 @@
 """Each exercise's content and visible checks, one module per exercise, and `check()`.
 
 `check("1a", ANNOTATIONS)` runs part 1a's visible checks (see `course_lib.checks` for what it
-prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), `own_server` (5), and
+prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4),
+`own_server` (5), `recap` (the closing questions of lesson 06), and
 `content`: the tools, scenarios and answers an exercise shows, which the grader's hidden cases
 import too (they import no other module of the self-check, and keep their own inputs).
 
@@ -13,14 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import CheckResult, Part, Status, run_part
-from . import annotate, liar, own_server, predict, trifecta
+from . import annotate, liar, own_server, predict, recap, trifecta
 
 __all__ = ["PARTS", "check"]
 
 PARTS: dict[str, Part] = {
-    part.id: part for module in (annotate, predict, trifecta, liar, own_server) for part in module.PARTS
+    part.id: part
+    for module in (annotate, predict, trifecta, liar, own_server, recap)
+    for part in module.PARTS
 }
-"""The exercise parts with visible checks, by id ("1a", "2b", ...)."""
+"""The exercise parts with visible checks, by id ("1a", "2b", ...), and lesson 06's "recap"."""
 
 
 def check(part: str, answer: Any) -> CheckResult:
@@ -33,12 +36,12 @@ def check(part: str, answer: Any) -> CheckResult:
     try:
         spec = PARTS.get(str(part).strip().lower())
         if spec is None:
-            print(f"❌ There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
+            print(f"{Status.FAILED.label} There is no exercise part {part!r}; the parts are {', '.join(PARTS)}.")
             return CheckResult(str(part), Status.FAILED)
         return run_part(spec, answer)
     except Exception as exc:  # noqa: BLE001 - a self-check must never crash a learner's notebook
         print(
-            f"❌ The check itself failed ({type(exc).__name__}: {exc}); "
+            f"{Status.FAILED.label} The check itself failed ({type(exc).__name__}: {exc}); "
             "please tell your instructor."
         )
         return CheckResult(str(part), Status.FAILED)

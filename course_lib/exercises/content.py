@@ -18,18 +18,22 @@ from ..decisions import Trust
 from ..legs import Leg
 from ..rule_judges import (
     FILE_OPS,
+    LATER,
     OTHER_TOOLS,
     RuleCase,
     all_of,
     asked,
     everywhere,
     hidden,
+    never_silent,
     ran,
     stays_on,
 )
 
 __all__ = [
     "EXPECTED_HINTS",
+    "FATE_CLIENTS",
+    "FATE_TOOLS",
     "HONEST_TOOLS",
     "LIAR",
     "MIN_OWN_TOOLS",
@@ -146,19 +150,36 @@ RULE_CASES: tuple[RuleCase, ...] = (
         "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
         "never name another server",
     ),
+    RuleCase(
+        "later",
+        "a tool the server adds later does not run silently",
+        never_silent("file-ops", LATER),
+        "a server-wide allow (mcp__file-ops or mcp__file-ops__*) also covers every tool the "
+        "server adds tomorrow, which then runs without a question: allow each read by name",
+    ),
 )
 """Part 2d: what the rules must do for the file-ops server as it declares its tools (the visible
 checks; the grader also tries a server that lies about its hints, and an older Claude Code)."""
+
+FATE_TOOLS: dict[str, dict[str, bool] | None] = {
+    "rotate_keys": {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True},
+    "purge_cache": {"readOnlyHint": True, "destructiveHint": True},
+    "tag_release": {"destructiveHint": False, "openWorldHint": False},
+}
+"""Part 2e's new tools and what their server declares (no tool is one of the measured profiles)."""
+
+FATE_CLIENTS = ("Codex exec", "Copilot prompt", "Claude Code plan")
+"""Part 2e's clients: Codex CLI 0.171.0 `codex exec`, Copilot CLI 1.0.102 `-p`, Claude Code
+2.1.332 plan mode, each as measured headless (lesson 03's census)."""
+
 
 # --- exercise 3, "Break the trifecta" ---------------------------------------------------------
 
 TRIFECTA_ANSWERS: dict[Leg, tuple[frozenset[str], ...]] = {
     Leg.PRIVATE_DATA: (frozenset({"read_note"}), frozenset({"read_note", "list_notes"})),
     Leg.UNTRUSTED_CONTENT: (frozenset({"search_web"}),),
-    Leg.EXTERNAL_COMMUNICATION: (
-        frozenset({"send_email"}),
-        frozenset({"send_email", "search_web"}),
-    ),
+    # a search query leaves the host too (lesson 04, section 3): the mailer alone is not the leg
+    Leg.EXTERNAL_COMMUNICATION: (frozenset({"send_email", "search_web"}),),
 }
 """Part 3a: the accepted sets of tools per leg in lesson 04's session (what the host knows)."""
 

@@ -1,8 +1,9 @@
 """Exercise 4, "Catch the liar": the visible checks of the side-effect check and of the audit.
 
-Part 4a runs `contradiction` on every way to annotate a tool (82) against four kinds of
-observed side effects (none, only additions, a delete, both); part 4b checks every tool called
-in `CALLS`.
+Part 4a runs `contradiction` on every way to annotate a tool (82) against eight kinds of
+observed side effects (none; a file created, a file grown, rows added; a file deleted, a file
+overwritten, rows removed; a creation and a deletion): an additive tool breaks its promise by any
+effect marked `destructive`, whatever its kind. Part 4b checks every tool called in `CALLS`.
 
 Introduced in: exercises/04_catch_the_liar.ipynb
 """
@@ -32,8 +33,18 @@ __all__ = ["EFFECTS", "PARTS"]
 EFFECTS: dict[str, tuple[SideEffect, ...]] = {
     "no side effect": (),
     "it created a file": (SideEffect("created", "logs/summary.txt", "new, 12 bytes"),),
+    "it appended to a file": (
+        SideEffect("modified", "notes.txt", "grew from 12 to 20 bytes"),
+    ),
+    "it added table rows": (SideEffect("db-write", "ops.db:audit", "rows added: 3 -> 4"),),
     "it deleted a file": (
         SideEffect("deleted", "logs/app.log.1", "was 44 bytes", destructive=True),
+    ),
+    "it overwrote a file": (
+        SideEffect("modified", "notes.txt", "rewritten, still 12 bytes", destructive=True),
+    ),
+    "it removed table rows": (
+        SideEffect("db-write", "ops.db:incidents", "rows deleted: 3 -> 1", destructive=True),
     ),
     "it created one file and deleted another": (
         SideEffect("created", "a.txt", "new, 3 bytes"),

@@ -5,7 +5,7 @@ Part 2a checks all six scenarios, part 2b runs `predict` on every input it can g
 ways to annotate a tool, from a trusted and from an untrusted server), part 2c checks all six
 statements, part 2d judges the learner's permission rules for the file-ops server with the
 measured model of Claude Code in every mode (`content.RULE_CASES`; the grader adds cases of
-its own).
+its own), part 2e checks nine predictions of what three measured clients do with three new tools.
 
 Introduced in: exercises/02_predict_the_client.ipynb
 """
@@ -30,7 +30,15 @@ from ..decisions import Decision, PostCall, PreCall, Trust
 from ..feedback import decision_hint, read_prediction, reference_pair
 from ..rule_judges import parse_rules
 from .annotate import hint_states
-from .content import PREDICT_SCENARIOS, RULE_CASES, STATEMENT_HINTS, STATEMENTS, TRUE_STATEMENTS
+from .content import (
+    FATE_CLIENTS,
+    FATE_TOOLS,
+    PREDICT_SCENARIOS,
+    RULE_CASES,
+    STATEMENT_HINTS,
+    STATEMENTS,
+    TRUE_STATEMENTS,
+)
 
 __all__ = ["PARTS", "normalise_decision"]
 
@@ -166,6 +174,67 @@ def _check_2d(answer: Any) -> list[Mark]:
     return outcomes
 
 
+_FATE_WORDS = ("RAN", "RAN*", "ASK", "ASK-H", "DENY", "HIDDEN")
+
+
+def _fate(client: str, hints: dict[str, bool] | None) -> str:
+    """What the measured models say `client` does with a new tool declaring `hints`."""
+    from ..client_census import census_model
+    from ..clients import CodexPolicy
+    from ..measured import SHORT_OUTCOMES
+    from ..permissions import ClaudeCodeSetup, Permissions
+
+    if client == "Codex exec":
+        return "ASK-H" if CodexPolicy.needs_approval(hints) else "RAN"
+    if client == "Copilot prompt":
+        outcome = census_model("copilot", "1.0.102").outcome(hints, mode="prompt")
+        return SHORT_OUTCOMES[outcome]
+    plan = ClaudeCodeSetup(Permissions(), "plan")
+    outcome = plan.outcome("team", "tool", hints)
+    judged = plan.classifier_judges("team", "tool", hints)
+    return SHORT_OUTCOMES[outcome] + ("*" if judged else "")
+
+
+def _fate_hint(client: str) -> str:
+    return {
+        "Codex exec": "Codex runs a call unasked when readOnlyHint is true, or when "
+        "destructiveHint and openWorldHint are both declared false; anything else needs "
+        "approval, which codex exec cannot ask for (ASK-H)",
+        "Copilot prompt": "Copilot reads readOnlyHint alone: true runs unasked, whatever "
+        "destructiveHint says; anything else would ask (ASK-H, headless)",
+        "Claude Code plan": "plan mode hands a readOnlyHint: true call to the safety classifier "
+        "(RAN*, it approved in the measurement) and asks about every other call (ASK)",
+    }[client]
+
+
+def _check_2e(answer: Any) -> list[Mark]:
+    if not isinstance(answer, Mapping):
+        return [failed("FATES", f"expected a dict of tool -> {{client: outcome}}, got {answer!r}")]
+    outcomes = []
+    for tool, hints in FATE_TOOLS.items():
+        row = answer.get(tool)
+        for client in FATE_CLIENTS:
+            label = f"{tool} in {client}"
+            got = row.get(client, TODO) if isinstance(row, Mapping) else TODO
+            if contains_todo(got):
+                outcomes.append(not_attempted(label))
+                continue
+            word = got.strip().upper() if isinstance(got, str) else got
+            if word not in _FATE_WORDS:
+                outcomes.append(
+                    failed(
+                        label,
+                        f"{got!r} is not an outcome",
+                        f"write one of {', '.join(_FATE_WORDS)}",
+                    )
+                )
+            elif word == _fate(client, hints):
+                outcomes.append(passed(label))
+            else:
+                outcomes.append(failed(label, f"not {word}", _fate_hint(client)))
+    return outcomes
+
+
 PARTS = (
     Part(
         "2a",
@@ -190,5 +259,12 @@ PARTS = (
         _check_2d,
         "replace TODO with a dict of allow, ask and deny lists",
         "requirements",
+    ),
+    Part(
+        "2e",
+        "a new tool in three clients",
+        _check_2e,
+        "replace each TODO with an outcome such as 'RAN' or 'ASK-H'",
+        "predictions",
     ),
 )

@@ -22,8 +22,9 @@ _LEG_HINTS = {
     Leg.PRIVATE_DATA: "which tool hands the model the team's secrets? the hints cannot say: "
     "the host knows",
     Leg.UNTRUSTED_CONTENT: "whose output was written by strangers? an open-world read",
-    Leg.EXTERNAL_COMMUNICATION: "which tool can carry data to an address outside the team? "
-    "(a search query can carry data out too, so search_web may be named here as well)",
+    Leg.EXTERNAL_COMMUNICATION: "which tools can carry data outside the team? look at what "
+    "leaves the host with each call: a mail does, and so does a search query, which goes to a "
+    "search engine outside (lesson 04, section 3)",
 }
 
 def _by_leg(answer: Mapping[Any, Any]) -> dict[Leg, Any] | Mark:

@@ -11,6 +11,7 @@ Introduced in: notebooks/03_combinations.ipynb (`plot_session` in 04_lethal_trif
 from __future__ import annotations
 
 from .census import plot_declared_shares
+from .client_census import OUTCOME_COLORS, plot_census
 from .dashboard import plot_dashboard
 from .matrices import plot_decision_matrices, plot_decision_matrix
 from .palette import COLORS, SHORT_LABELS, SYMBOLS, UNTRUSTED_MARK, contrast_ratio, text_color
@@ -18,10 +19,12 @@ from .session import plot_session
 
 __all__ = [
     "COLORS",
+    "OUTCOME_COLORS",
     "SHORT_LABELS",
     "SYMBOLS",
     "UNTRUSTED_MARK",
     "contrast_ratio",
+    "plot_census",
     "plot_dashboard",
     "plot_declared_shares",
     "plot_decision_matrices",

@@ -67,7 +67,7 @@ def file_ops_server(root: str | os.PathLike[str] | None = None) -> FileOps:
     server = MCPServer(
         NAME,
         instructions="Reads, appends to and deletes text files in one sandbox folder; keeps a "
-            "small key-value store.",
+        "small key-value store.",
         log_level="WARNING",
     )
 

@@ -59,7 +59,7 @@ def mailer_server(root: str | os.PathLike[str] | None = None) -> Mailer:
     server = MCPServer(
         NAME,
         instructions="Sends e-mail on behalf of the operations team (demo: records messages in an "
-            "outbox).",
+        "outbox).",
         log_level="WARNING",
     )
 

@@ -50,6 +50,7 @@ __all__ = [
     "as_caller",
     "issue_token",
     "ops_assistant_server",
+    "scope_allows",
     "seed_environment_logs",
 ]
 
@@ -66,6 +67,12 @@ _LOG_NAME = re.compile(r"^app-(\d{4}-\d{2}-\d{2})\.log$")
 
 class Forbidden(ToolError):
     """The caller's token does not allow this call; nothing was changed."""
+
+
+# The server's rule, as lesson 06 shows it in a cell (tests/test_saved_cells.py keeps them equal).
+def scope_allows(scopes: list[str], environment: str) -> bool:
+    """Server-side authorisation: deleting needs the logs:delete:<environment> scope."""
+    return f"logs:delete:{environment}" in scopes or "logs:delete:*" in scopes
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,13 @@ def _environment(environment: str) -> str:
     return environment
 
 
+def _allowed(scopes: list[str], environment: str, scope: str) -> bool:
+    """Does a token with `scopes` allow `scope`? Deleting follows `scope_allows`."""
+    if scope.startswith("logs:delete:"):
+        return scope_allows(scopes, environment)
+    return scope in scopes
+
+
 def _log_day(name: str) -> date | None:
     """The day in a log file's name, or None (a name such as app-2026-99-99.log is no dated log)."""
     match = _LOG_NAME.match(name)
@@ -148,15 +162,13 @@ def _log_day(name: str) -> date | None:
 @dataclass
 class _Authoriser:
     """The server-side token check: a call goes on only with a token for this server that holds
-    the tool's scope (or its wildcard); every check is appended to `log`."""
+    the tool's scope (deleting follows `scope_allows`); every check is appended to `log`."""
 
     enforce_scopes: bool
     resource: str
     log: list[AuthDecision]
 
-    def __call__(
-        self, tool: str, environment: str, scope: str, *, wildcard: str | None = None
-    ) -> None:
+    def __call__(self, tool: str, environment: str, scope: str) -> None:
         """Return when the caller may; else log the refusal and raise `Forbidden` saying why."""
         if not self.enforce_scopes:
             return
@@ -168,11 +180,11 @@ class _Authoriser:
                 f"the token was issued for {token.resource!r}, not for this server "
                 f"({self.resource})"
             )
-        elif scope not in token.scopes and (wildcard is None or wildcard not in token.scopes):
+        elif not _allowed(token.scopes, environment, scope):
             held = ", ".join(token.scopes) or "no scopes"
             reason = f"the token lacks the scope {scope!r} (it has: {held})"
         else:
-            granted = scope if scope in token.scopes else wildcard
+            granted = scope if scope in token.scopes else "logs:delete:*"
             self.log.append(
                 AuthDecision(tool, environment, True, f"allowed by the scope {granted!r}")
             )
@@ -251,9 +263,7 @@ def ops_assistant_server(
             raise ToolError(
                 f"keep_days must be a whole number from 0 to {MAX_KEEP_DAYS}, not {keep_days!r}"
             )
-        authorise(
-            "cleanup_logs", environment, f"logs:delete:{environment}", wildcard="logs:delete:*"
-        )
+        authorise("cleanup_logs", environment, f"logs:delete:{environment}")
         cutoff = TODAY - timedelta(days=keep_days)
         removed = []
         for name, _ in sandbox.files(f"logs/{environment}"):

@@ -112,7 +112,7 @@ def web_search_server(
     server = MCPServer(
         NAME,
         instructions="Searches the public web (offline demo: a canned index). Results are "
-            "untrusted.",
+        "untrusted.",
         log_level="WARNING",
     )
 

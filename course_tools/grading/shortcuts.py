@@ -1,13 +1,13 @@
 """Parts that say "write it yourself": flag an answer that seems to use the course's reference.
 
-Part 2b asks for the reference client's rules, part 4a for a behaviour check, and both say
-not to call the library's version. The library is visible in a graded kernel by design (the
-lessons teach it), so no sandbox can stop the call; the grader reads the learner's code cells
-instead, here, with `ast`. A static reading has false positives and false negatives, so it
+Part 2b asks for the reference client's rules and says not to call the library's version,
+which lesson 03 uses. The library is visible in a graded kernel by design (the lessons teach
+it), so no sandbox can stop the call; the grader reads the learner's code cells instead, here,
+with `ast`. A static reading has false positives and false negatives, so it
 never takes points away: a part whose answer reaches a forbidden name keeps what its probes
 earned, its exercise gets the status "review" and a note asks the instructor to read it.
 
-What is read: the definitions of the part's target (`predict`, `contradiction`) in force after
+What is read: the definitions of the part's target (`predict`) in force after
 the last cell, and, transitively, the notebook's own functions and values they use (including
 containers filled later, `global` writes in functions, walrus, `globals()[...]` and a module
 written with `%%writefile`). A forbidden name counts only when it comes from `course_lib`: an
@@ -18,7 +18,9 @@ assembled at run time) evades this reading: the instructor's guide says so.
 
 Exercise 3 has no such rule: its answers are data (sets of tools, a defence's two settings),
 and calling the replay harness to search for them learns no more than the visible self-check
-already tells.
+already tells. Nor has part 4a (`contradiction`): lesson 05 shows the rule it asks for as a
+table and never calls the library's check, and the library no longer offers that check among
+the names lessons import.
 
 Introduced in: docs/instructor.md
 """
@@ -68,17 +70,7 @@ class Rule:
     task: str  # what the part asks the learner to write
 
 
-RULES = (
-    Rule("02", "2b", "predict", _CLIENT, "the course's reference client", "the rules"),
-    Rule(
-        "04",
-        "4a",
-        "contradiction",
-        frozenset({"check_behaviour", "contradiction_hint", "Host", "host", "exercises"}),
-        "the course's behaviour check",
-        "the check",
-    ),
-)
+RULES = (Rule("02", "2b", "predict", _CLIENT, "the course's reference client", "the rules"),)
 
 _IMPORTERS = frozenset({"__import__", "import_module"})
 

@@ -1,40 +1,38 @@
 """Measure Claude Code: every permission mode x every rule set, concurrency, project settings.
 
-Introduced in: README.md, section "Measure a real client"; results in lesson 03.
+Claude Code runs headless (``claude -p``, stream-json) with a permission-prompt tool, the
+measurement's ``gate`` server: a call it would ask a person about is sent to the gate, which
+logs the question (`ASK`) and refuses. Rule sets are passed with ``--settings FILE``. The
+MCP servers are given with the secret as a header (``--mcp-config``, ``--strict-mcp-config``),
+the stand-in gets it as the API key.
+
+Introduced in: docs/measure.md; results in lesson 03.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from course_lib.measured import Measurement, Result
+from course_lib.measured import Result
 
+from .adapter import ClientAdapter, CliRun, Pin
+from .anthropic_standin import AnthropicStandIn
+from .classify import classify
+from .errors import MeasureError
+from .findings import concurrency
+from .harness import OTHER, PLAN, PROFILE_TOOLS, PROMPT, Progress, require_turns
+from .process import run_contained
 from .profiles import GATE_TOOL, file_ops_tools
-from .run import (
-    OTHER,
-    PLAN,
-    PROFILE_TOOLS,
-    PROMPT,
-    MeasureError,
-    _classify,
-    _measure_cells,
-    _measurement,
-    _Run,
-    _run_cli,
-    _scratch_env,
-    _Servers,
-    cli_version,
-)
-from .standins import AnthropicStandIn, Script
+from .scratch import Workspace, cli_version, scratch_env, workspace
+from .servers import MeasurementServers
+from .standin import Script
 
-__all__ = ["CLAUDE_ENV", "RULE_SETS", "measure_claude_code", "measure_settings"]
+__all__ = ["CLAUDE_ENV", "RULE_SETS", "ClaudeCode", "measure_settings"]
 
 CLAUDE_ENV = {
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -62,193 +60,175 @@ def _rule_sets() -> dict[str, dict[str, Any]]:
         "deny": {"deny": PROFILE_TOOLS},
         "allow mcp__profiles": {"allow": ["mcp__profiles"]},
         "allow mcp__profiles__*": {"allow": ["mcp__profiles__*"]},
+        # two rules on one tool: which list wins (the documented order is deny > ask > allow)
+        "allow and ask": {"allow": PROFILE_TOOLS, "ask": PROFILE_TOOLS},
+        "ask and deny": {"ask": PROFILE_TOOLS, "deny": PROFILE_TOOLS},
     }
 
 
 RULE_SETS = _rule_sets()
 
 
-def _claude_modes(cli: str, home: Path) -> list[str]:
-    done = subprocess.run(
-        [cli, "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_scratch_env(home),
-        stdin=subprocess.DEVNULL,
-        check=False,
+class ClaudeCode(ClientAdapter):
+    """Claude Code (``claude -p``) with a permission-prompt tool standing in for the person."""
+
+    pin = Pin(
+        "claude-code",
+        "Claude Code",
+        "@anthropic-ai/claude-code",
+        "2.1.332",
+        "claude",
+        "claude",
+        node="22",
     )
-    text = " ".join(done.stdout.split())
-    found = re.search(r"--permission-mode <mode>.*?\(choices: ([^)]*)\)", text)
-    if not found:
-        raise MeasureError(f"{cli} --help lists no --permission-mode choices")
-    return re.findall(r'"([A-Za-z]+)"', found.group(1))
+    servers = ("profiles", "other", "gate")
+    environment = CLAUDE_ENV
 
+    def modes(self, cli: str) -> list[str]:
+        """The choices of ``--permission-mode`` that ``claude --help`` lists."""
+        with workspace("measure-help-") as tmp:
+            work = Workspace(Path(tmp))
+            done = run_contained(
+                [cli, "--help"], cwd=work.project, env=scratch_env(work.home), timeout=120
+            )
+        text = " ".join(done.stdout.split())
+        found = re.search(r"--permission-mode <mode>.*?\(choices: ([^)]*)\)", text)
+        if not found:
+            raise MeasureError(f"{cli} --help lists no --permission-mode choices")
+        return re.findall(r'"([A-Za-z]+)"', found.group(1))
 
-def _run_claude(
-    cli: str,
-    servers: _Servers,
-    mode: str,
-    permissions: dict[str, Any],
-    script: Script,
-    plan: Sequence[str] = PLAN,
-) -> _Run:
-    """One `claude -p` run; retried once when the MCP servers were not connected in time."""
-    for _attempt in (1, 2):
-        with tempfile.TemporaryDirectory(prefix="measure-") as tmp:
-            run = _run_claude_once(cli, Path(tmp), servers, mode, permissions, script, plan)
-        if any(set(e["offered"]) & set(plan) for e in run.events if e["kind"] == "turn"):
-            return run
-    raise MeasureError(
-        f"claude (mode {mode}) offered none of the measurement tools twice: the MCP servers did "
-        "not connect"
-    )
+    def settings(self) -> dict[str, dict[str, Any]]:
+        return RULE_SETS
 
-
-def _run_claude_once(
-    cli: str,
-    work: Path,
-    servers: _Servers,
-    mode: str,
-    permissions: dict[str, Any],
-    script: Script,
-    plan: Sequence[str] = PLAN,
-) -> _Run:
-    home, project = work / "home", work / "project"
-    for folder in (home, project):
-        folder.mkdir(parents=True, exist_ok=True)
-    config = work / "mcp.json"
-    mcp_servers = {name: {"type": "http", "url": servers.url(name)} for name in servers.NAMES}
-    config.write_text(json.dumps({"mcpServers": mcp_servers}), encoding="utf-8")
-    args = [
-        cli,
-        "-p",
-        PROMPT,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--mcp-config",
-        str(config),
-        "--strict-mcp-config",
-        "--permission-mode",
-        mode,
-        "--permission-prompt-tool",
-        f"mcp__gate__{GATE_TOOL}",
-    ]
-    if permissions:
-        settings = work / "settings.json"
-        settings.write_text(json.dumps({"permissions": permissions}), encoding="utf-8")
-        args += ["--settings", str(settings)]
-    mark = servers.mark()
-    with AnthropicStandIn(script) as stand_in:
-        env = _scratch_env(home)
-        env.update(CLAUDE_ENV, ANTHROPIC_BASE_URL=stand_in.url, ANTHROPIC_API_KEY="stand-in-no-key")
-        done, seconds = _run_cli(args, project, env, f"claude (mode {mode})")
-        events = stand_in.events
-    if not any(e["kind"] == "turn" for e in events):
+    def run_turn(
+        self,
+        cli: str,
+        servers: MeasurementServers,
+        work: Workspace,
+        mode: str,
+        setting: dict[str, Any],
+        script: Script,
+    ) -> CliRun:
+        """One ``claude -p`` run; retried once when the MCP servers were not connected in time."""
+        plan = sorted({t for turn in script.turns for t in turn})
+        for attempt in (1, 2):
+            run = self._run_once(cli, servers, work, mode, setting, script, f"try{attempt}")
+            if any(set(e["offered"]) & set(plan) for e in run.events if e["kind"] == "turn"):
+                return run
         raise MeasureError(
-            f"claude (mode {mode}) never asked the stand-in model for a turn; exit "
-            f"{done.returncode}:\n"
-            f"{done.stderr[-1500:]}{done.stdout[-1500:]}"
+            f"claude (mode {mode}) offered none of the measurement tools twice: the MCP servers "
+            "did not connect"
         )
-    deferred = any(e["kind"] == "turn" and e.get("tool_search") for e in events)
-    if deferred and not any(set(e["offered"]) & set(plan) for e in events if e["kind"] == "turn"):
-        raise MeasureError(
-            "claude deferred the MCP tools behind ToolSearch although ENABLE_TOOL_SEARCH=false "
-            "was set"
-        )
-    return _Run(events, servers.calls_since(mark), seconds)
+
+    def _config(self, servers: MeasurementServers, work: Workspace, attempt: str) -> Path:
+        config = work.root / f"mcp{attempt}.json"
+        mcp_servers = {
+            name: {"type": "http", "url": servers.url(name), "headers": servers.headers}
+            for name in servers.names
+        }
+        config.write_text(json.dumps({"mcpServers": mcp_servers}), encoding="utf-8")
+        return config
+
+    def _env(self, work: Workspace, url: str, servers: MeasurementServers) -> dict[str, str]:
+        env = scratch_env(work.home)
+        env.update(CLAUDE_ENV, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY=servers.token)
+        return env
+
+    def _run_once(
+        self,
+        cli: str,
+        servers: MeasurementServers,
+        work: Workspace,
+        mode: str,
+        permissions: dict[str, Any],
+        script: Script,
+        attempt: str = "",
+    ) -> CliRun:
+        config = self._config(servers, work, attempt)
+        args = [cli, "-p", PROMPT, "--output-format", "stream-json", "--verbose"]
+        args += ["--mcp-config", str(config), "--strict-mcp-config", "--permission-mode", mode]
+        args += ["--permission-prompt-tool", f"mcp__gate__{GATE_TOOL}"]
+        if permissions:
+            settings = work.root / f"settings{attempt}.json"
+            settings.write_text(json.dumps({"permissions": permissions}), encoding="utf-8")
+            args += ["--settings", str(settings)]
+        mark = servers.mark()
+        with AnthropicStandIn(script, token=servers.token) as stand_in:
+            env = self._env(work, stand_in.url, servers)
+            finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
+            events = stand_in.events
+        run = require_turns(CliRun(events, servers.calls_since(mark), finished), f"claude ({mode})")
+        deferred = any(e["kind"] == "turn" and e.get("tool_search") for e in events)
+        offered = {t for e in events if e["kind"] == "turn" for t in e["offered"]}
+        if deferred and not offered & set(PLAN):
+            raise MeasureError(
+                "claude deferred the MCP tools behind ToolSearch although ENABLE_TOOL_SEARCH=false "
+                "was set"
+            )
+        return run
+
+    def tui(self) -> dict[str, re.Pattern[str]]:
+        return {
+            "ready": re.compile(r"\? for shortcuts"),
+            "dialog": re.compile(r"Do you want to proceed\?"),
+            "done": re.compile(r" ran\b|Did not run|Error"),
+            "start": re.compile(r"^\s*Tool use"),
+        }
+
+    @contextmanager
+    def interactive(
+        self, cli: str, servers: MeasurementServers, work: Workspace, script: Script
+    ) -> Iterator[tuple[list[str], dict[str, str], AnthropicStandIn]]:
+        """`claude` in manual mode (its interactive default is auto mode), onboarding done,
+        the folder trusted and the stand-in's key approved."""
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [servers.token[-20:]], "rejected": []},
+            "projects": {str(work.project): {"hasTrustDialogAccepted": True}},
+        }
+        (work.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+        config = self._config(servers, work, "")
+        args = [cli, "--mcp-config", str(config), "--strict-mcp-config"]
+        args += ["--permission-mode", "manual"]
+        with AnthropicStandIn(script, token=servers.token) as stand_in:
+            env = self._env(work, stand_in.url, servers)
+            env["TERM"] = "xterm-256color"
+            yield args, env, stand_in
+
+    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+        available = self.modes(cli)
+        default_mode = next((m for m in ("default", "manual") if m in available), available[0])
+        return {
+            "concurrency": concurrency(self, cli, servers, "bypassPermissions"),
+            "project_settings": {
+                "mode": default_mode,
+                **_project_settings(self, cli, servers, default_mode),
+            },
+        }
 
 
-def _concurrency(cli: str, servers: _Servers) -> dict[str, Any]:
-    """Two read-only calls in one turn, then two non-read-only ones: did each pair overlap?"""
-    pairs = {
-        "read-only pair": ("read_closed", "read_open"),
-        "non-read-only pair": ("delete", "set_value"),
-    }
-    script = Script(
-        turns=tuple(tuple(f"mcp__profiles__{t}" for t in pair) for pair in pairs.values()),
-        seconds=0.5,
-    )
-    run = _run_claude(cli, servers, "bypassPermissions", {}, script)
-    spans: dict[str, list[float]] = {}
-    for call in run.calls:
-        if call["event"] in {"start", "end"}:
-            spans.setdefault(call["tool"], []).append(call["t"])
-    report: dict[str, Any] = {}
-    for label, (a, b) in pairs.items():
-        if len(spans.get(a, [])) != 2 or len(spans.get(b, [])) != 2:
-            report[label] = {"tools": [a, b], "concurrent": None, "note": "a call did not run"}
-            continue
-        overlap = max(spans[a][0], spans[b][0]) < min(spans[a][1], spans[b][1])
-        gap = round(abs(spans[a][0] - spans[b][0]), 1)
-        report[label] = {"tools": [a, b], "concurrent": overlap, "start_gap_seconds": gap}
-    return report
-
-
-def _project_settings(cli: str, servers: _Servers, default_mode: str) -> dict[str, str]:
+def _project_settings(
+    adapter: ClaudeCode, cli: str, servers: MeasurementServers, default_mode: str
+) -> dict[str, str]:
     """Does a project's .claude/settings.json allow rule apply in -p mode, untrusted and trusted?"""
     results: dict[str, str] = {}
     tool = "mcp__profiles__read_closed"
     for trusted in (False, True):
-        with tempfile.TemporaryDirectory(prefix="measure-") as tmp:
-            work = Path(tmp)
-            (work / "project" / ".claude").mkdir(parents=True)
+        with workspace() as tmp:
+            work = Workspace(Path(tmp))
+            (work.project / ".claude").mkdir()
             rules = json.dumps({"permissions": {"allow": [tool]}})
-            (work / "project" / ".claude" / "settings.json").write_text(rules, encoding="utf-8")
-            (work / "home").mkdir()
+            (work.project / ".claude" / "settings.json").write_text(rules, encoding="utf-8")
             if trusted:
-                state = {"projects": {str(work / "project"): {"hasTrustDialogAccepted": True}}}
-                (work / "home" / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
-            run = _run_claude_once(
-                cli, work, servers, default_mode, {}, Script.one_per_turn([tool, OTHER])
-            )
+                state = {"projects": {str(work.project): {"hasTrustDialogAccepted": True}}}
+                (work.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+            script = Script.one_per_turn([tool, OTHER])
+            run = adapter.run_turn(cli, servers, work, default_mode, {}, script)
         label = "folder trusted" if trusted else "folder not trusted"
-        results[f"project .claude/settings.json, {label}"] = _classify(run, [tool])[
-            "read_closed"
-        ].outcome.value
+        outcome = classify(run, [tool])["read_closed"].outcome.value
+        results[f"project .claude/settings.json, {label}"] = outcome
     return results
-
-
-def measure_claude_code(
-    cli: str,
-    *,
-    repeats: int = 2,
-    modes: Sequence[str] | None = None,
-    progress: Callable[[str], None] = lambda _: None,
-) -> Measurement:
-    """Measure Claude Code: each mode its --help lists x each rule set, `repeats` times each."""
-    version = cli_version(cli)
-    with tempfile.TemporaryDirectory(prefix="measure-home-") as home:
-        available = _claude_modes(cli, Path(home))
-    chosen = available if modes is None else [m for m in modes if m in available]
-    if not chosen:
-        raise MeasureError(
-            f"none of the modes {list(modes or [])} exists in Claude Code {version}; it has "
-            f"{available}"
-        )
-    started = time.monotonic()
-    with (
-        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
-        _Servers(Path(folder)) as servers,
-    ):
-
-        def run_once(mode: str, permissions: dict[str, Any], script: Script) -> _Run:
-            return _run_claude(cli, servers, mode, permissions, script)
-
-        cells, seconds = _measure_cells(run_once, chosen, RULE_SETS, repeats, progress)
-        notes: dict[str, Any] = {}
-        progress("concurrency: two read-only calls in one turn, then two non-read-only calls")
-        notes["concurrency"] = _concurrency(cli, servers)
-        default_mode = next((m for m in ("default", "manual") if m in available), chosen[0])
-        progress(f"project settings: an allow rule in .claude/settings.json, {default_mode} mode")
-        notes["project_settings"] = {
-            "mode": default_mode,
-            **_project_settings(cli, servers, default_mode),
-        }
-    return _measurement(
-        "claude-code", version, cells, seconds, started, repeats, CLAUDE_ENV, RULE_SETS, notes
-    )
 
 
 def measure_settings(
@@ -256,15 +236,15 @@ def measure_settings(
     permissions: dict[str, Any],
     *,
     modes: Sequence[str] | None = None,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
 ) -> tuple[str, dict[str, dict[str, Result]]]:
     """Measure Claude Code on a logging twin of the file-ops server under the given rules.
 
     Returns the version and, per mode, what happened to each file-ops tool's call.
     """
+    adapter = ClaudeCode()
     version = cli_version(cli)
-    with tempfile.TemporaryDirectory(prefix="measure-home-") as home:
-        available = _claude_modes(cli, Path(home))
+    available = adapter.modes(cli)
     chosen = [m for m in (modes or available) if m in available]
     if not chosen:
         raise MeasureError(
@@ -273,12 +253,16 @@ def measure_settings(
         )
     results: dict[str, dict[str, Result]] = {}
     with (
-        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
-        _Servers(Path(folder), ("file-ops", "gate")) as servers,
+        workspace("measure-servers-") as folder,
+        MeasurementServers(Path(folder), ("file-ops", "gate")) as servers,
     ):
         plan = [f"mcp__file-ops__{tool.name}" for tool in file_ops_tools()]
         for mode in chosen:
-            run = _run_claude(cli, servers, mode, permissions, Script.one_per_turn(plan), plan)
-            results[mode] = _classify(run, plan)
+            with workspace() as tmp:
+                work = Workspace(Path(tmp))
+                run = adapter.run_turn(
+                    cli, servers, work, mode, permissions, Script.one_per_turn(plan)
+                )
+            results[mode] = classify(run, plan)
             progress(f"{mode}: " + " ".join(r.short() for r in results[mode].values()))
     return version, results

@@ -1,17 +1,17 @@
-"""``python -m course_tools measure-client claude-code|codex``: measure what a real client does.
+"""``python -m course_tools measure-client CLIENT``: measure what a real client does with hints.
 
 Runs the real CLI offline against a stand-in model on 127.0.0.1 and the measurement MCP
-servers, and prints the matrix of annotation profile x permission mode x rules with the
-client's version and the date. Needs Node.js's npm to install the CLI (not to run this course).
+servers, and prints the matrix of annotation profile x mode x trust or rule setting with the
+client's version and the date. The clients are the adapters in `registry.ADAPTERS`. Needs
+Node.js's npm to install the CLI (not to run this course).
 
-Introduced in: README.md, section "Measure a real client".
+Introduced in: docs/measure.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,27 +19,26 @@ from typing import Any
 from course_lib.measured import Measurement, committed, differences
 from course_lib.safe_text import printable
 
+from .errors import MeasureError
 from .profiles import PROFILES
+from .registry import ADAPTERS, NOT_DRIVABLE
 
 HELP = (
-    "measure what the real Claude Code or Codex CLI does with each annotation profile "
-    "(offline, no key)"
+    "measure what a real client CLI (Claude Code, Codex, Gemini, ...) does with each annotation "
+    "profile (offline, no key)"
 )
 
-CLIENTS = {
-    "claude-code": ("Claude Code", "@anthropic-ai/claude-code", "2.1.332", "claude"),
-    "codex": ("Codex CLI", "@openai/codex", "0.171.0", "codex"),
-}
-
 LEGEND = (
-    "RAN ran without asking · ASK the user was asked (the permission-prompt tool) · DENY refused "
-    "without asking · "
-    "HIDDEN not offered to the model · * the auto-mode safety classifier judged the call"
+    "RAN ran without asking · ASK the user was asked · ASK-H would have asked, but a headless run "
+    "cannot ask · DENY refused without asking · HIDDEN not offered to the model · * a safety "
+    "classifier judged the call"
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("client", choices=sorted(CLIENTS), help="which CLI to measure")
+    parser.add_argument(
+        "client", choices=sorted([*ADAPTERS, *NOT_DRIVABLE]), help="which CLI to measure"
+    )
     parser.add_argument(
         "--cli",
         metavar="PATH",
@@ -60,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--modes",
         nargs="+",
         metavar="MODE",
-        help="Claude Code: measure only these permission modes",
+        help="measure only these modes (the CLI's own names)",
     )
     parser.add_argument(
         "--settings",
@@ -69,6 +68,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=(
             "Claude Code: measure the file-ops tools under this settings file's MCP rules (its "
             "other rules are set aside), next to the model's prediction"
+        ),
+    )
+    parser.add_argument(
+        "--tui",
+        action="store_true",
+        help=(
+            "drive the interactive TUI in a tmux pseudo-terminal, one profile at a time, and "
+            "record whether an approval dialog appeared and its text (claude-code, copilot, "
+            "gemini); with --out, written into the committed measurement's copy"
+        ),
+    )
+    parser.add_argument(
+        "--connections",
+        action="store_true",
+        help=(
+            "run one cell under strace and list every address outside 127.0.0.1 the CLI tried "
+            "to reach (needs strace)"
         ),
     )
     parser.add_argument(
@@ -82,29 +98,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _missing(client: str) -> str:
-    name, package, version, program = CLIENTS[client]
-    folder = "codex" if client == "codex" else "claude"
-    node = shutil.which("node") and shutil.which("npm")
-    steps = (
-        []
-        if node
-        else [
-            "install Node.js and npm (Debian/Ubuntu: sudo apt-get install nodejs npm; others: "
-            "nodejs.org)"
-        ]
-    )
-    steps.append(f"install the CLI: npm install --prefix .peers/{folder} {package}@{version}")
-    steps.append(f"or run .ci/peers, which installs the pinned {name} from the committed lock file")
+    pin = ADAPTERS[client].pin
     return (
-        f"measure-client: {name} ({program}) was not found on PATH, in .peers/ or at --cli.\n"
-        + "\n".join(f"  - {s}" for s in steps)
-        + f"\nThen run: python -m course_tools measure-client {client} --cli PATH/TO/{program}"
+        f"measure-client: {pin.title} ({pin.program}) was not found in .peers/, on PATH or at "
+        "--cli.\n"
+        + "\n".join(f"  - {s}" for s in pin.install_steps())
+        + f"\nThen run: python -m course_tools measure-client {client} --cli PATH/TO/{pin.program}"
     )
 
 
 def render(m: Measurement) -> str:
     """The matrix as text: one table per rule set, profiles down, modes across."""
-    name = CLIENTS.get(m.client, (m.client,))[0]
+    name = ADAPTERS[m.client].pin.title if m.client in ADAPTERS else m.client
     lines = [
         f"{name} {m.version}, measured {m.date} (python -m course_tools measure-client {m.client}; "
         f"{m.timing.get('runs', '?')} runs, {m.timing.get('seconds_per_run', '?')} s per run, "
@@ -154,14 +159,25 @@ def render(m: Measurement) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .claude_code import measure_claude_code
-    from .codex import measure_codex
-    from .run import MeasureError, find_cli
+    from .harness import measure
 
+    if args.client in NOT_DRIVABLE:
+        print(
+            f"measure-client: {args.client} cannot be measured here: {NOT_DRIVABLE[args.client]}",
+            file=sys.stderr,
+        )
+        return 2
     if args.repeat < 1 or args.repeat > 10:
         print("measure-client: --repeat must be between 1 and 10", file=sys.stderr)
         return 2
-    cli = find_cli(args.client, args.cli)
+    if args.settings is not None and args.client != "claude-code":
+        print(
+            "measure-client: --settings is for claude-code (its allow/ask/deny rules)",
+            file=sys.stderr,
+        )
+        return 2
+    adapter = ADAPTERS[args.client]
+    cli = adapter.find(args.cli)
     if cli is None:
         print(_missing(args.client), file=sys.stderr)
         return 3
@@ -170,47 +186,100 @@ def run(args: argparse.Namespace) -> int:
         print(printable(line), file=sys.stderr, flush=True)
 
     if args.settings is not None:
-        if args.client != "claude-code":
-            print(
-                "measure-client: --settings is for claude-code (Codex has no such rules)",
-                file=sys.stderr,
-            )
-            return 2
         return _run_settings(cli, args, progress)
+    if args.connections:
+        return _run_connections(adapter, cli, args)
+    if args.tui:
+        return _run_tui(adapter, cli, args)
     try:
-        if args.client == "claude-code":
-            m = measure_claude_code(cli, repeats=args.repeat, modes=args.modes, progress=progress)
-        else:
-            m = measure_codex(cli, repeats=args.repeat, progress=progress)
-    except MeasureError as exc:
+        m = measure(adapter, cli, repeats=args.repeat, modes=args.modes, progress=progress)
+    except (MeasureError, OSError) as exc:
         print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
         return 4
     if args.out:
         m.save(args.out)
     print(json.dumps(m.to_json(), indent=1) if args.json else render(m))
     status = 0 if all(c.repeats_agree for c in m.cells) else 5
-    if args.compare:
+    return _compare(m) if args.compare else status
+
+
+def _run_connections(adapter: Any, cli: str, args: argparse.Namespace) -> int:
+    """Print, as JSON, the outside addresses the CLI tried in one run of its first mode."""
+    from .connections import outside_connections
+
+    mode = (args.modes or adapter.modes(cli))[0]
+    try:
+        version = adapter.version(cli)
+        tried = outside_connections(adapter, cli, mode)
+    except (MeasureError, OSError) as exc:
+        print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
+        return 4
+    print(
+        json.dumps(
+            {
+                "client": adapter.pin.client,
+                "version": version,
+                "mode": mode,
+                "outside 127.0.0.1": tried,
+            }
+        )
+    )
+    return 0
+
+
+def _run_tui(adapter: Any, cli: str, args: argparse.Namespace) -> int:
+    """Measure the interactive dialogs; print them, or add them to a copy of the committed file."""
+    from .harness import PLAN
+    from .tui import dialogs
+
+    try:
+        version = adapter.version(cli)
+        found = dialogs(adapter, cli, PLAN)
+    except (MeasureError, OSError) as exc:
+        print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
+        return 4
+    record = {"version": version, "date": _today(), "dialogs": found}
+    if args.out:
         try:
-            before = committed(m.client, m.version)
+            m = committed(adapter.pin.client, version)
         except ValueError as exc:
             print(f"measure-client: {exc}", file=sys.stderr)
             return 6
-        changed = differences(before, m)
-        if changed:
-            print(
-                f"measure-client: {len(changed)} result(s) differ from the committed "
-                f"{m.client}-{m.version}.json:",
-                file=sys.stderr,
-            )
-            for line in changed:
-                print(f"  {printable(line)}", file=sys.stderr)
-            return 1
+        m.interactive = record
+        m.save(args.out)
+    print(json.dumps(record, indent=1))
+    return 0
+
+
+def _today() -> str:
+    import datetime
+
+    return datetime.date.today().isoformat()
+
+
+def _compare(m: Measurement) -> int:
+    """Exit 0 when `m` equals the committed measurement of its version, else 1 naming each cell."""
+    try:
+        before = committed(m.client, m.version)
+    except ValueError as exc:
+        print(f"measure-client: {exc}", file=sys.stderr)
+        return 6
+    changed = differences(before, m)
+    if changed:
         print(
-            f"measure-client: identical to the committed {m.client}-{m.version}.json "
-            f"({len(m.cells)} cells)",
+            f"measure-client: {len(changed)} result(s) differ from the committed "
+            f"{m.client}-{m.version}.json:",
             file=sys.stderr,
         )
-    return status
+        for line in changed:
+            print(f"  {printable(line)}", file=sys.stderr)
+        return 1
+    print(
+        f"measure-client: identical to the committed {m.client}-{m.version}.json "
+        f"({len(m.cells)} cells)",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
@@ -220,10 +289,10 @@ def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
 
     from .claude_code import measure_settings
     from .profiles import file_ops_tools
-    from .run import MeasureError
+    from .settings_file import read_settings
 
     try:
-        rules = Permissions.from_settings(args.settings)
+        rules = Permissions.from_settings(read_settings(args.settings))
     except ValueError as exc:
         print(f"measure-client: {printable(str(exc))}", file=sys.stderr)
         return 2
@@ -238,7 +307,7 @@ def _run_settings(cli: str, args: argparse.Namespace, progress: Any) -> int:
         version, results = measure_settings(
             cli, rules.as_settings()["permissions"], modes=args.modes, progress=progress
         )
-    except MeasureError as exc:
+    except (MeasureError, OSError) as exc:
         print(f"measure-client: {printable(str(exc), newlines=True)}", file=sys.stderr)
         return 4
     hints = {tool.name: tool.annotations for tool in file_ops_tools()}

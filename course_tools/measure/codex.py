@@ -1,100 +1,98 @@
 """Measure the Codex CLI: `codex exec`, plain and with approvals bypassed.
 
-Update checks are off in the scratch config. Seen with strace (2026-11-30): Codex 0.171.0 still
-sends one DNS query for github.com at start; no connection follows, and nothing else leaves
-127.0.0.1.
+Codex reads its configuration from ``CODEX_HOME/config.toml`` (a private folder per run):
+the stand-in as a model provider speaking the Responses API (its API key, the measurement's
+secret, comes from an environment variable), and each measurement server as a required
+Streamable HTTP server whose bearer token also comes from an environment variable
+(``bearer_token_env_var``). Update checks are off.
 
-Introduced in: README.md, section "Measure a real client".
+Introduced in: docs/measure.md; results in lesson 03.
 """
 
 from __future__ import annotations
 
-import tempfile
-import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from course_lib.measured import Measurement
+from .adapter import ClientAdapter, CliRun, Pin
+from .findings import combinations
+from .harness import PROMPT, require_turns
+from .process import run_contained
+from .responses_standin import ResponsesStandIn
+from .scratch import Workspace, scratch_env
+from .servers import MeasurementServers
+from .standin import Script
 
-from .openai_standin import OpenAIStandIn
-from .run import (
-    PROMPT,
-    MeasureError,
-    _measure_cells,
-    _measurement,
-    _Run,
-    _run_cli,
-    _scratch_env,
-    _Servers,
-    cli_version,
-)
-from .standins import Script
-
-__all__ = ["CODEX_MODES", "measure_codex"]
+__all__ = ["CODEX_MODES", "Codex"]
 
 CODEX_MODES = {"exec": [], "bypass": ["--dangerously-bypass-approvals-and-sandbox"]}
+"""Each measured mode and the `codex exec` options that choose it."""
 
 
-def _run_codex(cli: str, servers: _Servers, mode: str, script: Script) -> _Run:
-    with tempfile.TemporaryDirectory(prefix="measure-") as tmp:
-        work = Path(tmp)
-        home, project = work / "home", work / "project"
-        codex_home = home / ".codex"
-        for folder in (codex_home, project):
-            folder.mkdir(parents=True, exist_ok=True)
+def _config(stand_in_url: str, servers: MeasurementServers, setting: dict[str, Any]) -> str:
+    lines = [
+        'model = "stand-in"',
+        "check_for_update_on_startup = false",
+        'model_provider = "standin"',
+        "",
+        "[model_providers.standin]",
+        'name = "stand-in"',
+        f'base_url = "{stand_in_url}/v1"',
+        'env_key = "STANDIN_API_KEY"',
+        'wire_api = "responses"',
+        "",
+    ]
+    for name in servers.names:
+        lines += [
+            f"[mcp_servers.{name}]",
+            f'url = "{servers.url(name)}"',
+            'bearer_token_env_var = "MEASURE_SERVER_TOKEN"',
+            "required = true",
+            "",
+        ]
+        for tool, approval in setting.get(name, {}).items():
+            lines += [f"[mcp_servers.{name}.tools.{tool}]", f'approval_mode = "{approval}"', ""]
+    return "\n".join(lines)
+
+
+class Codex(ClientAdapter):
+    """The Codex CLI (``codex exec``), whose approval policy in exec mode is "never"."""
+
+    pin = Pin("codex", "Codex CLI", "@openai/codex", "0.171.0", "codex", "codex", node="16")
+    # exec's approval policy is "never": a call that needs approval fails with this text
+    headless_phrases = ("approval policy is never",)
+
+    def modes(self, cli: str) -> list[str]:
+        return list(CODEX_MODES)
+
+    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+        """What ``codex exec`` does with each of the 81 hint combinations."""
+        return {"combinations (exec)": combinations(self, cli, "exec")}
+
+    def mode_commands(self) -> dict[str, str]:
+        return {m: " ".join(["codex exec", *a]) for m, a in CODEX_MODES.items()}
+
+    def run_turn(
+        self,
+        cli: str,
+        servers: MeasurementServers,
+        work: Workspace,
+        mode: str,
+        setting: dict[str, Any],
+        script: Script,
+    ) -> CliRun:
+        codex_home = work.home / ".codex"
+        codex_home.mkdir(mode=0o700)
         mark = servers.mark()
-        with OpenAIStandIn(script) as stand_in:
-            lines = [
-                'model = "stand-in"',
-                "check_for_update_on_startup = false",
-                'model_provider = "standin"',
-                "",
-                "[model_providers.standin]",
-                'name = "stand-in"',
-                f'base_url = "{stand_in.url}/v1"',
-                'env_key = "STANDIN_API_KEY"',
-                'wire_api = "responses"',
-                "",
-            ]
-            for name in ("profiles", "other"):
-                lines += [
-                    f"[mcp_servers.{name}]",
-                    f'url = "{servers.url(name)}"',
-                    "required = true",
-                    "",
-                ]
-            (codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
-            env = _scratch_env(home)
-            env.update(CODEX_HOME=str(codex_home), STANDIN_API_KEY="stand-in-no-key")
+        with ResponsesStandIn(script, token=servers.token) as stand_in:
+            config = _config(stand_in.url, servers, setting)
+            (codex_home / "config.toml").write_text(config, encoding="utf-8")
+            env = scratch_env(work.home)
+            env.update(
+                CODEX_HOME=str(codex_home),
+                STANDIN_API_KEY=servers.token,
+                MEASURE_SERVER_TOKEN=servers.token,
+            )
             args = [cli, "exec", "--json", "--skip-git-repo-check", *CODEX_MODES[mode], PROMPT]
-            done, seconds = _run_cli(args, project, env, f"codex (mode {mode})")
+            finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
-    if not any(e["kind"] == "turn" for e in events):
-        raise MeasureError(
-            "codex never asked the stand-in model for a turn; exit "
-            f"{done.returncode}:\n{done.stderr[-1500:]}"
-        )
-    return _Run(events, servers.calls_since(mark), seconds)
-
-
-def measure_codex(
-    cli: str, *, repeats: int = 2, progress: Callable[[str], None] = lambda _: None
-) -> Measurement:
-    """Measure Codex's `codex exec`, plain and with approvals bypassed, `repeats` times each."""
-    version = cli_version(cli)
-    started = time.monotonic()
-    rule_sets: dict[str, dict[str, Any]] = {"none": {}}
-    with (
-        tempfile.TemporaryDirectory(prefix="measure-servers-") as folder,
-        _Servers(Path(folder)) as servers,
-    ):
-
-        def run_once(mode: str, _permissions: dict[str, Any], script: Script) -> _Run:
-            return _run_codex(cli, servers, mode, script)
-
-        cells, seconds = _measure_cells(run_once, list(CODEX_MODES), rule_sets, repeats, progress)
-    modes = {m: " ".join(["codex exec", *a]) for m, a in CODEX_MODES.items()}
-    return _measurement(
-        "codex", version, cells, seconds, started, repeats, {}, rule_sets, {"modes": modes}
-    )
+        return require_turns(CliRun(events, servers.calls_since(mark), finished), f"codex ({mode})")

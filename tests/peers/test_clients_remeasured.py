@@ -1,11 +1,11 @@
-"""Re-measure the pinned real clients and compare with the committed measurements.
+"""Re-measure every pinned client CLI and compare with the committed measurements.
 
-`python -m course_tools measure-client ... --compare` runs each pinned CLI (installed by
-.ci/peers from the lock files in tests/peers/npm-claude*, tests/peers/npm-codex) offline against
-the stand-in model and fails, naming every changed result (cells, concurrency, project
-settings, any other note), when the live result differs from
-course_lib/data/clients/<client>-<version>.json. One run per cell: the committed files were
-measured with two runs per cell and the comparison itself is the repeat.
+`python -m course_tools measure-client CLIENT --compare` runs each pinned CLI (installed by
+.ci/peers from the lock files in tests/peers/npm-*) offline against the stand-in model and
+fails, naming every changed result (cells, concurrency, folder trust, any other note), when the
+live result differs from course_lib/data/clients/<client>-<version>.json. One run per cell: the
+committed files were measured with two runs per cell and the comparison itself is the repeat.
+The interactive dialogs (`--tui`) are not re-measured here: they are slow and compared by hand.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ import sys
 import pytest
 from peerlib import PEERS, ROOT, need
 
+from course_tools.measure.registry import ADAPTERS
+
 pytestmark = pytest.mark.peers
 
-PINNED = [
-    ("claude-code", "2.1.332", PEERS / "claude" / "node_modules" / ".bin" / "claude"),
-    ("claude-code", "2.1.197", PEERS / "claude-2.1.197" / "node_modules" / ".bin" / "claude"),
-    ("codex", "0.171.0", PEERS / "codex" / "node_modules" / ".bin" / "codex"),
-]
+PINNED = [(name, adapter.pin.version, adapter.pin.installed) for name, adapter in ADAPTERS.items()]
+PINNED.append(("claude-code", "2.1.197", PEERS / "claude-2.1.197" / "node_modules" / ".bin" / "claude"))
 
 
 @pytest.mark.parametrize(("client", "version", "cli"), PINNED, ids=[f"{c}-{v}" for c, v, _ in PINNED])
@@ -33,7 +32,7 @@ def test_live_measurement_matches_the_committed_one(client, version, cli, tmp_pa
     done = subprocess.run(
         [sys.executable, "-m", "course_tools", "measure-client", client, "--cli", str(cli), "--compare",
          "--repeat", "1", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, check=False,
     )
     changed = [line for line in done.stderr.splitlines() if "committed" in line]
     assert done.returncode == 0, (

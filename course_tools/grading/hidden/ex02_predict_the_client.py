@@ -14,7 +14,17 @@ from course_lib.exercises.content import (
 )
 from course_lib.feedback import decision_hint, reference_pair
 from course_lib.rule_judges import FILE_OPS as HONEST
-from course_lib.rule_judges import RuleCase, all_of, asked, everywhere, hidden, parse_rules, ran
+from course_lib.rule_judges import (
+    LATER,
+    RuleCase,
+    all_of,
+    asked,
+    everywhere,
+    hidden,
+    never_silent,
+    parse_rules,
+    ran,
+)
 
 from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
@@ -216,7 +226,9 @@ def _all_three(claims: dict[str, Any], version: str) -> Any:
 
 _HINT = {case.id: case.hint for case in RULE_CASES}
 RULE_CASES_HIDDEN = (
-    *RULE_CASES,  # the four the exercise shows, then the grader's own
+    *RULE_CASES,  # the five the exercise shows, then the grader's own
+    RuleCase("later_older", f"... nor on Claude Code {OLDER}",
+             never_silent(SERVER, LATER, OLDER), _HINT["later"]),
     RuleCase("lying_writes", "writes still ask when the server declares them read-only",
              _writes(LYING), _HINT["writes"]),
     RuleCase("lying_delete", "deletes stay hidden when the server declares them read-only",
@@ -246,10 +258,51 @@ CASES += [
         target="RULES",
         expr="RULES",
         judge=_rules_judge(case),
-        points=0.5,
+        points=0.5 if case.id.startswith("later") else 0.375,  # 8 x 3/8 + 2 x 1/2 = 4
         hint=case.hint,
     )
     for case in RULE_CASES_HIDDEN
+]
+
+# Part 2e, the grader's own answer key: what each measured client did with a tool declaring what
+# these new tools declare (Codex CLI 0.171.0, Copilot CLI 1.0.102, Claude Code 2.1.332 plan mode;
+# course_lib/data/clients/).
+FATES = {
+    "rotate_keys": {"Codex exec": "ASK-H", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+    "purge_cache": {"Codex exec": "RAN", "Copilot prompt": "RAN", "Claude Code plan": "RAN*"},
+    "tag_release": {"Codex exec": "RAN", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
+}
+_FATE_HINTS = {
+    "Codex exec": "Codex: readOnlyHint true, or destructiveHint and openWorldHint both declared "
+    "false, runs unasked; anything else needs approval that exec cannot ask for",
+    "Copilot prompt": "Copilot reads readOnlyHint alone",
+    "Claude Code plan": "plan mode sends a readOnlyHint: true call to its classifier and asks "
+    "about the rest",
+}
+
+
+def _fate_judge(tool: str, client: str):
+    def judge(value: Any) -> str | None:
+        row = value.get(tool) if isinstance(value, dict) else None
+        got = row.get(client) if isinstance(row, dict) else None
+        word = got.strip().upper() if isinstance(got, str) else got
+        return None if word == FATES[tool][client] else f"{tool} in {client}: not {got!r}"
+
+    return judge
+
+
+CASES += [
+    Case(
+        id=f"2e.{tool}.{client.split()[0].lower()}",
+        label=f"{tool} in {client}",
+        target="FATES",
+        expr="FATES",
+        judge=_fate_judge(tool, client),
+        points=1 / 3,
+        hint=_FATE_HINTS[client],
+    )
+    for tool in FATES
+    for client in FATES[tool]
 ]
 
 EXERCISE = Exercise(

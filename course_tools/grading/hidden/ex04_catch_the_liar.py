@@ -68,6 +68,18 @@ CONTRADICTION_INPUTS = [
         [("modified", "report.txt", True)],
     ),
     (
+        "additive_overwrote",
+        "additive tool that overwrote a file in place",
+        {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
+        [("modified", "config/limits.yaml", True)],
+    ),
+    (
+        "ro_grew",
+        "read-only tool that appended to a log",
+        {"readOnlyHint": True, "openWorldHint": False},
+        [("modified", "logs/access.log", False)],
+    ),
+    (
         "additive_created",
         "additive tool that created a file and a table",
         {"readOnlyHint": False, "destructiveHint": False},
@@ -123,7 +135,7 @@ CASES = [
         target="contradiction",
         expr=f"contradiction({hints!r}, {_effects_source(effects)})",
         judge=_contradiction_judge(hints, effects),
-        points=0.6,
+        points=0.5,
         hint=(
             "only a declared promise can be broken: read-only promises no change, additive "
             "promises no removal or overwrite"

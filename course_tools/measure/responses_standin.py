@@ -1,6 +1,6 @@
-"""The OpenAI Responses API stand-in that the Codex CLI talks to (see `standins`).
+"""The OpenAI Responses API stand-in that the Codex CLI talks to (see `standin`).
 
-Introduced in: README.md, section "Measure a real client".
+Introduced in: docs/measure.md.
 """
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .standins import FINAL_TEXT, _sse, _StandIn
+from .standin import FINAL_TEXT, StandIn, sse
 
-__all__ = ["OpenAIStandIn"]
+__all__ = ["ResponsesStandIn"]
 
 
-class OpenAIStandIn(_StandIn):
+class ResponsesStandIn(StandIn):
     """The Responses API as Codex uses it (streaming ``POST /v1/responses``).
 
     Codex offers MCP tools inside a ``namespace`` tool; a call names the namespace and the
@@ -22,35 +22,27 @@ class OpenAIStandIn(_StandIn):
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, bytes]:
         if not path.rstrip("/").endswith("/responses"):
-            self._log.add(kind="http", method="POST", path=path)
+            self.add_event(kind="http", method="POST", path=path)
             return 404, "application/json", b'{"error": {"message": "not found"}}'
         offered = _openai_tool_names(body.get("tools") or [])
         called: set[str] = set()
-        seen_results: set[str] = set()
         for item in body.get("input") or []:
             if not isinstance(item, dict):
                 continue
             if item.get("type") == "function_call":
                 called.add(_openai_call_name(item))
-            elif (
-                item.get("type") == "function_call_output"
-                and item.get("call_id") not in seen_results
-            ):
-                seen_results.add(str(item.get("call_id")))
-                output = item.get("output")
-                self._log.add(
-                    kind="result", tool_use_id=item.get("call_id"), text=json.dumps(output)[:500]
-                )
-        self._log.add(kind="turn", offered=sorted(offered))
-        turn = self._next_turn(set(offered), called)
-        response_id = self._new_id("resp_standin")
+            elif item.get("type") == "function_call_output":
+                self.add_result(str(item.get("call_id")), json.dumps(item.get("output")))
+        self.add_event(kind="turn", offered=sorted(offered))
+        turn = self.next_turn(set(offered), called)
+        response_id = self.new_id("resp_standin")
         items: list[dict[str, Any]] = []
         for name in turn:
-            call_id = self._new_id("call_standin")
+            call_id = self.new_id("call_standin")
             namespace, tool = offered[name]
             call: dict[str, Any] = {
                 "type": "function_call",
-                "id": self._new_id("fc_standin"),
+                "id": self.new_id("fc_standin"),
                 "call_id": call_id,
                 "name": tool,
                 "arguments": json.dumps(
@@ -60,12 +52,12 @@ class OpenAIStandIn(_StandIn):
             if namespace:
                 call["namespace"] = namespace
             items.append(call)
-            self._log.add(kind="tool_use", tool=name, tool_use_id=call_id)
+            self.add_event(kind="tool_use", tool=name, tool_use_id=call_id)
         if not items:
             items.append(
                 {
                     "type": "message",
-                    "id": self._new_id("msg_standin"),
+                    "id": self.new_id("msg_standin"),
                     "role": "assistant",
                     "status": "completed",
                     "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
@@ -103,7 +95,7 @@ class OpenAIStandIn(_StandIn):
                 },
             )
         )
-        return 200, "text/event-stream", _sse(events)
+        return 200, "text/event-stream", sse(events)
 
 
 def _openai_tool_names(tools: list[Any]) -> dict[str, tuple[str, str]]:
