@@ -10,7 +10,7 @@ from course_lib import FIELDS, measured_table
 from course_lib.measured import committed
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "cheatsheet.md"
-CLIENTS = {"Claude Code": "claude-code", "Codex": "codex"}
+CLIENTS = {"Claude Code": "claude-code", "Codex": "codex", "Copilot": "copilot"}
 
 
 def _table_after(heading: str) -> list[list[str]]:
@@ -38,7 +38,7 @@ def test_the_measured_rows_are_the_committed_measurements_with_their_versions_an
     assert len(rows) >= 4 and len(header) >= 4
     dates = set()
     for column, title in enumerate(header[1:], start=1):
-        match = re.fullmatch(r"(Claude Code|Codex) (\d[\w.]*) (\w+)", title)
+        match = re.fullmatch(r"(Claude Code|Codex|Copilot) (\d[\w.]*) (\w+)", title)
         assert match, title
         client, version, mode = CLIENTS[match[1]], match[2], match[3]
         dates.add(committed(client, version).date)
