@@ -21,7 +21,8 @@ locales/zh_CN/ (msgid, msgstr), every cell of the zh-CN/ notebooks against the E
 the same id (source and text outputs), and every ``*.zh-CN.md`` page against its English
 namesake. Where the English says a term (or anywhere, for a term without ``matches``), the
 Chinese may not use a rendering the term avoids (the 提示 inside the glossary's 提示词 does not
-count). One case is left to the reviewer: a
+count, nor does a rendering quoted on its own, “缺省”, which names the word rather than uses
+it). One case is left to the reviewer: a
 rendering that is itself another term the English says too. 提示 is the term for "hint", so in a
 message about hints and prompts the check cannot tell which 提示 means what.
 """
@@ -177,7 +178,8 @@ def misrenderings(text: Text, terms: list[Term]) -> list[Misrendering]:
         meant = tuple(t for t in terms if rendering in t.avoid and t.said_in(text.english))
         if not meant:
             continue
-        chinese = text.chinese
+        # Quoted on its own (“缺省”), a rendering is named, as when a text says which one to avoid.
+        chinese = text.chinese.replace(f"“{rendering}”", "")
         longer = {w for t in terms for w in t.zh if rendering in w and w != rendering}
         for word in sorted(longer, key=len, reverse=True):
             chinese = chinese.replace(word, "")
