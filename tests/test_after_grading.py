@@ -63,7 +63,7 @@ def _summary(graded: dict) -> dict[str, dict[str, str]]:
 def test_the_sample_class_grades_and_every_student_has_a_row(graded):
     assert graded["status"] == 0, graded["stderr"]
     assert sorted(graded["gradebook"]) == ["ada", "ben", "cleo", "dan", "eve", "finn"]
-    assert graded["gradebook"]["ada"]["total"] == "52"
+    assert graded["gradebook"]["ada"]["total"] == "62"
 
 
 def test_the_summary_names_exactly_the_cases_the_wrong_answers_missed(graded):
@@ -183,13 +183,13 @@ def test_the_canvas_file_has_canvas_s_required_columns_and_one_row_per_rostered_
     # Canvas's importer: Student, ID, then SIS User ID and SIS Login ID, then Section; assignments
     assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     titles = header[5:]
-    assert len(titles) == 4 and all(t.startswith("Exercise ") for t in titles)
-    assert points[0] == "Points Possible" and points[5:] == ["12", "22", "8", "10"]
+    assert len(titles) == 5 and all(t.startswith("Exercise ") for t in titles)
+    assert points[0] == "Points Possible" and points[5:] == ["12", "22", "8", "10", "10"]
     by_login = {row[3]: dict(zip(header, row)) for row in students}
     assert sorted(by_login) == sorted(r[4] for r in ROSTER)  # every rostered student, finn not
     assert by_login["ada"]["ID"] == "101" and by_login["ada"]["Student"] == "Lovelace, Ada"
-    assert [by_login["ada"][t] for t in titles] == ["12", "22", "8", "10"]
-    assert [by_login["gia"][t] for t in titles] == ["", "", "", ""]  # nothing handed in
+    assert [by_login["ada"][t] for t in titles] == ["12", "22", "8", "10", "10"]
+    assert [by_login["gia"][t] for t in titles] == ["", "", "", "", ""]  # nothing handed in
     assert by_login["ben"][titles[0]] == graded["gradebook"]["ben"][EX1]
 
 

@@ -284,6 +284,168 @@ def test_2d_one_changed_rule_fails_unless_it_means_the_same(capsys):
     assert same_count >= 2 and wrong_count >= 30  # both kinds are really tried
 
 
+# --- exercise 5: the learner's own server, its hints judged by what its tools did --------------
+
+RIGHT_5 = {
+    "list_notes": ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    "append_to_note": ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    ),
+    "delete_note": ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+    ),
+}
+EXAMPLES_5 = {
+    "list_notes": {},
+    "append_to_note": {"title": "welcome", "text": "Stand-up at 9:30."},
+    "delete_note": {"title": "welcome"},
+}
+
+
+def notes_server(annotations):
+    """The solution's notes server, with the annotations given (None: a tool left unannotated)."""
+    from pathlib import Path
+
+    from mcp.server import MCPServer
+
+    def build(root):
+        folder = Path(root)
+        (folder / "welcome.txt").write_text("Welcome.\n")
+        server = MCPServer("notes", log_level="WARNING")
+
+        def tool(name):
+            return server.tool(name=name, annotations=annotations[name])
+
+        @tool("list_notes")
+        def list_notes() -> list[str]:
+            return sorted(p.stem for p in folder.glob("*.txt"))
+
+        @tool("append_to_note")
+        def append_to_note(title: str, text: str) -> str:
+            with (folder / f"{Path(title).name}.txt").open("a") as handle:
+                handle.write(text + "\n")
+            return "added"
+
+        @tool("delete_note")
+        def delete_note(title: str) -> str:
+            (folder / f"{Path(title).name}.txt").unlink(missing_ok=True)
+            return "deleted"
+
+        return server
+
+    return build
+
+
+def passes_5(build, examples, capsys) -> bool:
+    return passes("5a", build, capsys) and passes("5b", (build, examples), capsys)
+
+
+def hidden_5(build, examples) -> float:
+    """The points the grader's hidden cases give this server (judged on the probes' values)."""
+    from course_lib.observation import run_tools
+
+    exercise = load_exercises()["05_your_own_server"]
+    listed = [r.as_plain() for r in run_tools(build, {})]
+    runs = [r.as_plain() for r in run_tools(build, examples)]
+    total = 0.0
+    for case in exercise.cases:
+        value = listed if case.target == "my_server" else runs
+        try:
+            right = case.judge(value) is None
+        except ValueError:
+            right = False
+        total += case.points if right else 0.0
+    return round(total, 2)
+
+
+def test_5_the_right_server_passes_and_scores_full_marks(capsys):
+    build = notes_server(RIGHT_5)
+    assert passes_5(build, EXAMPLES_5, capsys)
+    assert hidden_5(build, EXAMPLES_5) == load_exercises()["05_your_own_server"].max_points
+
+
+def test_5_every_changed_hint_fails_unless_it_means_the_same(capsys):
+    from course_lib.lint import check_annotations
+
+    full = load_exercises()["05_your_own_server"].max_points
+    for name, right in RIGHT_5.items():
+        for hint in HINTS:
+            for value in (True, False, None):
+                changed = right.model_copy(update={ATTR[hint]: value})
+                if changed == right:
+                    continue
+                same = effective(changed) == effective(right) and not check_annotations(
+                    {"name": name, "annotations": changed}
+                )
+                build = notes_server(dict(RIGHT_5, **{name: changed}))
+                assert passes_5(build, EXAMPLES_5, capsys) == same, (name, hint, value)
+                assert (hidden_5(build, EXAMPLES_5) == full) == same, (name, hint, value)
+
+
+def test_5_a_writer_declared_read_only_and_a_deleter_declared_additive_fail(capsys):
+    liar = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    additive = RIGHT_5["append_to_note"]
+    for name, wrong in (("append_to_note", liar), ("delete_note", liar), ("delete_note", additive)):
+        build = notes_server(dict(RIGHT_5, **{name: wrong}))
+        assert not passes("5b", (build, EXAMPLES_5), capsys), name
+        out = check("5b", (build, EXAMPLES_5))
+        assert "❌" in capsys.readouterr().out and not out
+
+
+def test_5_an_unannotated_tool_a_missing_example_and_a_lone_tool_fail(capsys):
+    bare = notes_server(dict(RIGHT_5, delete_note=None))
+    assert not passes("5a", bare, capsys)
+    assert "it has no annotations" in (check("5a", bare) and "" or capsys.readouterr().out)
+    build = notes_server(RIGHT_5)
+    missing = {k: v for k, v in EXAMPLES_5.items() if k != "delete_note"}
+    assert not passes("5b", (build, missing), capsys)
+    assert hidden_5(build, missing) < load_exercises()["05_your_own_server"].max_points
+    # a delete example that deletes nothing does not show what the tool can do
+    assert not passes("5b", (build, dict(EXAMPLES_5, delete_note={"title": "none"})), capsys)
+
+
+def test_5_a_server_with_no_tools_or_todo_examples_is_not_attempted(capsys):
+    from mcp.server import MCPServer
+
+    from course_lib import TODO
+    from course_lib.checks import Status
+
+    empty = check("5a", lambda root: MCPServer("empty", log_level="WARNING"))
+    assert empty.status is Status.NOT_ATTEMPTED
+    todo = check("5b", (notes_server(RIGHT_5), TODO))
+    assert todo.status is Status.NOT_ATTEMPTED
+    capsys.readouterr()
+
+
+def test_5_a_tool_that_reaches_the_network_is_refused_and_judged_open_world(capsys):
+    import socket
+
+    from mcp.server import MCPServer
+
+    def fetcher(open_world):
+        def build(root):
+            server = MCPServer("fetcher", log_level="WARNING")
+
+            @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=open_world))
+            def fetch_page(url: str) -> str:
+                with socket.create_connection((url, 80), timeout=1):
+                    return "fetched"
+
+            @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+            def list_pages() -> list[str]:
+                return []
+
+            return server
+
+        return build
+
+    example = {"fetch_page": {"url": "example.com"}, "list_pages": {}}
+    assert passes_5(fetcher(True), example, capsys)
+    assert not passes("5b", (fetcher(False), example), capsys)
+    assert "tried to reach" in (check("5b", (fetcher(False), example)) and "" or capsys.readouterr().out)
+    assert socket.create_connection.__module__ == "socket"  # the network is given back afterwards
+
+
 # Part 2e: the nine right predictions, each changed to every other outcome word, must fail.
 RIGHT_2E = {
     "rotate_keys": {"Codex exec": "ASK-H", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},

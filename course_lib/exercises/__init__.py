@@ -1,8 +1,8 @@
 """Each exercise's content and visible checks, one module per exercise, and `check()`.
 
 `check("1a", ANNOTATIONS)` runs part 1a's visible checks (see `course_lib.checks` for what it
-prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4), `recap` (the
-closing questions of lesson 06), and
+prints). The modules: `annotate` (exercise 1), `predict` (2), `trifecta` (3), `liar` (4),
+`own_server` (5), `recap` (the closing questions of lesson 06), and
 `content`: the tools, scenarios and answers an exercise shows, which the grader's hidden cases
 import too (they import no other module of the self-check, and keep their own inputs).
 
@@ -15,12 +15,14 @@ from typing import Any
 
 from ..checks import CheckResult, Part, Status, run_part
 from ..i18n import gettext_ as _
-from . import annotate, liar, predict, recap, trifecta
+from . import annotate, liar, own_server, predict, recap, trifecta
 
 __all__ = ["PARTS", "check"]
 
 PARTS: dict[str, Part] = {
-    part.id: part for module in (annotate, predict, trifecta, liar, recap) for part in module.PARTS
+    part.id: part
+    for module in (annotate, predict, trifecta, liar, own_server, recap)
+    for part in module.PARTS
 }
 """The exercise parts with visible checks, by id ("1a", "2b", ...), and lesson 06's "recap"."""
 

@@ -37,6 +37,7 @@ __all__ = [
     "FATE_TOOLS",
     "HONEST_TOOLS",
     "LIAR",
+    "MIN_OWN_TOOLS",
     "PREDICT_SCENARIOS",
     "RULE_CASES",
     "STATEMENTS",
@@ -245,3 +246,8 @@ HONEST_TOOLS = frozenset(
     }
 )
 """Part 4b: the tools in `CALLS` that keep every promise they declare."""
+
+# --- exercise 5, "Your own server" ------------------------------------------------------------
+
+MIN_OWN_TOOLS = 2
+"""Part 5a: the fewest tools the learner's server may have (the task asks for two or three)."""

@@ -3,7 +3,7 @@
 Built like ``grade --self-test``'s class, from the course's ``solutions/`` and ``exercises/``,
 with the mistakes learners make most (``docs/instructor.md`` section 3): an ``openWorldHint``
 left out on a closed tool, "idempotent means safe", trusting an untrusted server's hints, a
-defence that denies the work too. Six students hand in 13 notebooks with written answers
+defence that denies the work too. Six students hand in 14 notebooks with written answers
 (one with markup in it, one written in a cell of its own); the roster names five of them
 and one who handed in nothing; ``hub collect`` ran at the deadline and again a day later,
 when one student's changed notebook was late; one notebook came in by other means and is
@@ -30,11 +30,12 @@ from ..handin import record_collection
 __all__ = ["DEADLINE", "SampleClass", "write_sample_class"]
 
 DEADLINE = datetime(2026, 12, 4, 17, 0, tzinfo=timezone.utc)
-EX1, EX2, EX3, EX4 = (
+EX1, EX2, EX3, EX4, EX5 = (
     "01_annotate_tools",
     "02_predict_the_client",
     "03_break_the_trifecta",
     "04_catch_the_liar",
+    "05_your_own_server",
 )
 _MARKER = re.compile(r"^\s*(### (BEGIN|END) SOLUTION|#> ).*$\n?", re.MULTILINE)
 
@@ -71,6 +72,8 @@ ANSWERS = {  # (student, exercise): the written answer, as the student typed it
     "relies on the user reading the prompt and refusing a stranger's address.",
     ("ada", EX4): "A tool that writes to a remote API the auditor does not watch. A read-only "
     "database user would still hold.",
+    ("ada", EX5): "A tool that runs curl, or writes to another folder: neither shows in the "
+    "folder's snapshot. Trust its hints only if you trust the server.",
     ("ben", EX1): "It is dangerous when the model trusts it. The host could just not use "
     "search_web.",
     ("dan", EX1): "When it comes from the internet. I'd *always* <b>deny</b> it.",
@@ -140,7 +143,7 @@ def _answer(nb: Any, text: str, own_cell: bool = False) -> Any:
 
 def _handed_in(course: _Course) -> dict[tuple[str, str], Any]:
     c = course
-    work = {("ada", e): c.solved(e) for e in (EX1, EX2, EX3, EX4)} | {
+    work = {("ada", e): c.solved(e) for e in (EX1, EX2, EX3, EX4, EX5)} | {
         ("ben", EX1): c.solved(EX1, OPEN_WORLD_LEFT_OUT, ALSO_FOR_QUERIES),
         ("ben", EX2): c.solved(EX2, IDEMPOTENT_IS_SAFE),
         ("cleo", EX1): c.blank(EX1),

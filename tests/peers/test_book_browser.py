@@ -50,11 +50,13 @@ ORDER = [
     "notebooks/03_combinations",
     "exercises/01_annotate_tools",
     "exercises/02_predict_the_client",
+    "exercises/05_your_own_server",
     "notebooks/04_lethal_trifecta",
     "exercises/03_break_the_trifecta",
     "notebooks/05_lying_server",
     "exercises/04_catch_the_liar",
     "notebooks/06_beyond_hints",
+    "book/cheatsheet",
     "book/glossary",
     "book/census",
     "docs/instructor",
@@ -709,3 +711,19 @@ def test_the_build_keeps_jiebas_dictionary_cache_out_of_the_shared_temporary_fol
     # jieba loads its cache (marshal data) from the temporary folder when it finds one there:
     # another local user could plant one for the build to load
     assert not list(shared_temp.glob("jieba*.cache")), sorted(p.name for p in shared_temp.iterdir())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_cheat_sheet_prints_on_one_a4_side(browser, origin, artifacts, language):
+    import base64
+
+    state = _open(browser, _url(origin, language, "book/cheatsheet"))
+    assert state["problems"] == []
+    pdf = browser.send(
+        "Page.printToPDF", paperWidth=8.27, paperHeight=11.69, preferCSSPageSize=True
+    )["data"]
+    data = base64.b64decode(pdf)
+    (artifacts / "book").mkdir(parents=True, exist_ok=True)
+    (artifacts / "book" / f"cheatsheet-{language}.pdf").write_bytes(data)
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+    assert pages == 1, f"{language}: the cheat sheet prints on {pages} A4 pages, not one"
