@@ -36,7 +36,7 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from .cases import Exercise
-from .report import _inert, _replace
+from .output_files import replace_file, spreadsheet_text
 from .results import ExerciseResult
 
 __all__ = [
@@ -290,7 +290,7 @@ def lms_csv(
         if lms is Lms.CANVAS and not cells[0]:
             cells[0] = student or entry.student  # Canvas shows this name; it matches by the ids
         marks = _marks(by_student.get(student) if student else None, exercises)
-        writer.writerow([_inert(printable(c)) for c in cells] + marks)
+        writer.writerow([spreadsheet_text(printable(c)) for c in cells] + marks)
     return buffer.getvalue()
 
 
@@ -301,7 +301,7 @@ def write_lms(
     by_student: dict[str, list[ExerciseResult]],
     exercises: dict[str, Exercise],
 ) -> None:
-    _replace(Path(path), lms_csv(mapping, lms, by_student, exercises))
+    replace_file(Path(path), lms_csv(mapping, lms, by_student, exercises))
 
 
 def mapping_lines(mapping: Mapping, lms: Lms, path: Path) -> list[str]:

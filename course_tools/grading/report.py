@@ -12,9 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,6 +23,7 @@ from course_lib.safe_text import printable
 
 from .cases import Exercise
 from .inert_markdown import inline
+from .output_files import replace_file, spreadsheet_text
 from .results import STATUSES, CaseResult, ExerciseResult
 
 __all__ = [
@@ -86,28 +85,6 @@ def student_row(
     return row
 
 
-def _replace(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-
-
-def _inert(cell: str) -> str:
-    """A cell a spreadsheet shows as text: one starting = + - @ tab or CR gets a leading '.
-
-    Student names and notes come from submissions; a name such as =HYPERLINK(...) would
-    otherwise be a live formula when the gradebook is opened. Numbers are left as they are.
-    """
-    if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        try:
-            float(cell)
-        except ValueError:
-            return "'" + cell
-    return cell
-
-
 def write_gradebook(
     path: Path,
     rows: Iterable[dict[str, str]],
@@ -127,8 +104,8 @@ def write_gradebook(
     writer = csv.DictWriter(buffer, fieldnames=fields)
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _inert(v) for k, v in row.items()})
-    _replace(Path(path), buffer.getvalue())
+        writer.writerow({k: spreadsheet_text(v) for k, v in row.items()})
+    replace_file(Path(path), buffer.getvalue())
 
 
 # Characters JSON leaves raw that a terminal acts on (C1 controls such as U+009B, bidi overrides,
@@ -145,7 +122,7 @@ def json_line(value: object) -> str:
 def write_results(path: Path, results: Iterable[ExerciseResult]) -> None:
     """Write one JSON line per (student, exercise): every case and its detail (instructor only)."""
     lines = [json_line(r.as_dict()) for r in results]
-    _replace(Path(path), "\n".join(lines) + ("\n" if lines else ""))
+    replace_file(Path(path), "\n".join(lines) + ("\n" if lines else ""))
 
 
 _UNSAFE_IN_NAME = re.compile(r'[\x00-\x1f\x7f-\x9f/\\:*?"<>|]+')
@@ -292,5 +269,5 @@ def write_feedback(
 ) -> Path:
     """Write `folder/<name>` (default: the student's `feedback_names` name); return the path."""
     path = Path(folder) / (name or feedback_names([student])[student])
-    _replace(path, feedback_text(student, results, exercises))
+    replace_file(path, feedback_text(student, results, exercises))
     return path

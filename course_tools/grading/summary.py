@@ -22,7 +22,7 @@ from pathlib import Path
 from course_lib.safe_text import printable
 
 from .cases import Exercise
-from .report import _inert, _replace
+from .output_files import replace_file, spreadsheet_text
 from .results import CaseResult, ExerciseResult
 
 __all__ = [
@@ -192,8 +192,8 @@ def write_summary(path: Path, summaries: Sequence[CaseSummary]) -> None:
     writer = csv.writer(buffer)
     writer.writerow(FIELDS)
     for summary in summaries:
-        writer.writerow([_inert(cell) for cell in _row(summary)])
-    _replace(Path(path), buffer.getvalue())
+        writer.writerow([spreadsheet_text(cell) for cell in _row(summary)])
+    replace_file(Path(path), buffer.getvalue())
 
 
 def reteach(summaries: Iterable[CaseSummary], count: int = 3) -> list[list[CaseSummary]]:

@@ -28,7 +28,7 @@ from course_lib.safe_text import truncated
 from .cases import Exercise
 from .discover import Submission
 from .inert_markdown import inline, quoted
-from .report import _replace
+from .output_files import replace_file
 from .submission import load
 
 __all__ = [
@@ -247,4 +247,4 @@ def written_markdown(written: Written, exercises: dict[str, Exercise]) -> str:
 
 
 def write_written(path: Path, written: Written, exercises: dict[str, Exercise]) -> None:
-    _replace(Path(path), written_markdown(written, exercises))
+    replace_file(Path(path), written_markdown(written, exercises))
