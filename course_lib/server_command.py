@@ -6,7 +6,7 @@ Real servers read their keys from the environment (`BRAVE_API_KEY=... mcp-server
 command, so the report names the real program, and values are never shown: `redacted` hides them
 in any text a server sends back.
 
-Introduced in: README / docs/inspect.md ("Servers that need a key")
+Introduced in: docs/inspect-real-servers.md ("Servers that need a key")
 """
 
 from __future__ import annotations

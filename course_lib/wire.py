@@ -5,7 +5,7 @@ without "type") would hide every tool of the server. `WireLog` keeps the raw res
 `tools/list` request as the server sent it, so `inspect` can read the page tool by tool, and the
 census can check what `inspect` reports against the wire.
 
-Introduced in: README / docs/inspect.md ("A malformed tool")
+Introduced in: docs/inspect-real-servers.md ("A malformed tool")
 """
 
 from __future__ import annotations

@@ -2,5 +2,5 @@
 
 The command: ``python -m course_tools measure-client``.
 
-Introduced in: README.md, section "Measure a real client"; results in notebooks/02_defaults.ipynb.
+Introduced in: docs/measure.md ("Measure a real client"); results in notebooks/02_defaults.ipynb and docs/clients.md.
 """
