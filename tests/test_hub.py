@@ -579,3 +579,18 @@ def test_hub_command_is_registered_with_its_four_steps(capsys):
         main(["hub", "--help"])
     out = capsys.readouterr().out
     assert all(step in out for step in ("config", "prestart", "collect", "export"))
+
+
+def test_collecting_again_keeps_the_earlier_copy_of_a_changed_notebook(tmp_path):
+    homes, out = tmp_path / "homes", tmp_path / "out"
+    alice = home(homes, "alice")
+    name = f"{EXERCISES[0]}.ipynb"
+    (alice / name).write_bytes(notebook("on time"))
+    assert main(["hub", "collect", str(homes), "--out", str(out), "--course", str(ROOT)]) == 0
+    (alice / name).write_bytes(notebook("late"))
+    assert main(["hub", "collect", str(homes), "--out", str(out), "--course", str(ROOT)]) == 0
+    assert main(["hub", "collect", str(homes), "--out", str(out), "--course", str(ROOT)]) == 0
+    assert b"late" in (out / "alice" / name).read_bytes()
+    kept = sorted(p.name for p in (out / "alice").iterdir() if p.name != name)
+    assert kept == [f"{name}.~1~"]  # the on-time copy, once: an unchanged notebook is not kept twice
+    assert b"on time" in (out / "alice" / kept[0]).read_bytes()

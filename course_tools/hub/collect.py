@@ -123,6 +123,18 @@ def _read_notebook(name: str, dir_fd: int, owner: int, limits: CollectLimits) ->
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Write a collected notebook; an earlier, different copy is kept as NAME.~N~ (never lost)."""
+    try:
+        earlier = path.read_bytes()
+    except FileNotFoundError:
+        earlier = None
+    if earlier == data:
+        return
+    if earlier is not None:
+        number = 1
+        while path.with_name(f"{path.name}.~{number}~").exists():
+            number += 1
+        os.replace(path, path.with_name(f"{path.name}.~{number}~"))
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(data)
     os.replace(temporary, path)
