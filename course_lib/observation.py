@@ -35,6 +35,7 @@ from .annotations import effective
 from .audit import SideEffect, side_effects, snapshot
 from .checks import NotAttempted, contains_todo
 from .connection import connect, run_sync
+from .i18n import gettext_ as _
 
 __all__ = ["ToolRun", "behaviour_problems", "run_tools"]
 
@@ -74,7 +75,7 @@ class ToolRun:
 
 def _text(result: Any) -> str:
     parts = [getattr(block, "text", "") for block in getattr(result, "content", [])]
-    return " ".join(p for p in parts if p)[:200] or "no message"
+    return " ".join(p for p in parts if p)[:200] or _("no message")
 
 
 @contextmanager
@@ -84,7 +85,7 @@ def _network_refused(reached: list[str]) -> Iterator[None]:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         target = args[1] if len(args) > 1 and isinstance(args[0], socket.socket) else args[:1]
         reached.append(str(target)[:100])
-        raise OSError("the exercise's sandbox has no network: the attempt is recorded")
+        raise OSError(_("the exercise's sandbox has no network: the attempt is recorded"))
 
     with ExitStack() as stack:
         for owner, name in _NETWORK:
@@ -101,14 +102,18 @@ async def _run_one(
             listed = {t.name: t for t in (await client.list_tools()).tools}
             annotations = listed[name].annotations
             if arguments is None:
-                return ToolRun(name, annotations, error="EXAMPLES has no call for it")
+                return ToolRun(name, annotations, error=_("EXAMPLES has no call for it"))
             reached: list[str] = []
             before = snapshot(root)
             with _network_refused(reached):
                 result = await client.call_tool(name, dict(arguments))
             middle = snapshot(root)
             if result.is_error and not reached:
-                return ToolRun(name, annotations, error=f"the call failed: {_text(result)}")
+                return ToolRun(
+                    name,
+                    annotations,
+                    error=_("the call failed: {message}").format(message=_text(result)),
+                )
             with _network_refused(reached):
                 await client.call_tool(name, dict(arguments))
             after = snapshot(root)
@@ -135,20 +140,22 @@ def run_tools(
         ValueError: `build` is not callable, or `examples` is not a dict of argument dicts.
     """
     if not callable(build):
-        raise ValueError(f"give the function that builds your server, not {build!r}")
+        raise ValueError(
+            _("give the function that builds your server, not {value}").format(value=repr(build))
+        )
     if contains_todo(examples):
-        raise NotAttempted("EXAMPLES is still TODO: give one example call per tool")
+        raise NotAttempted(_("EXAMPLES is still TODO: give one example call per tool"))
     if not isinstance(examples, Mapping) or not all(
         isinstance(a, Mapping) for a in examples.values()
     ):
-        raise ValueError("EXAMPLES must be a dict: tool name -> a dict of its arguments")
+        raise ValueError(_("EXAMPLES must be a dict: tool name -> a dict of its arguments"))
 
     async def work() -> list[ToolRun]:
         with tempfile.TemporaryDirectory(prefix="own-server-") as root:
             async with connect(build(root)) as client:
                 names = [t.name for t in (await client.list_tools()).tools][:MAX_TOOLS]
         if not names:
-            raise NotAttempted("your server has no tools yet: write two or three")
+            raise NotAttempted(_("your server has no tools yet: write two or three"))
         return [await _run_one(build, name, examples.get(name)) for name in names]
 
     return run_sync(work)
@@ -159,17 +166,21 @@ def _open_world_problems(run: ToolRun, open_world: bool) -> list[tuple[str, str,
         return [
             (
                 "openWorldHint",
-                "the call reached nothing outside its folder, yet openWorldHint is true "
-                "(declared or by default)",
-                "declare openWorldHint: false, or give an example call that reaches the network",
+                _(
+                    "the call reached nothing outside its folder, yet openWorldHint is true "
+                    "(declared or by default)"
+                ),
+                _("declare openWorldHint: false, or give an example call that reaches the network"),
             )
         ]
     if not open_world and run.reached:
         return [
             (
                 "openWorldHint",
-                f"declares openWorldHint: false, but the call tried to reach {run.reached[0]}",
-                "a tool that reaches the network is open-world",
+                _("declares openWorldHint: false, but the call tried to reach {address}").format(
+                    address=run.reached[0]
+                ),
+                _("a tool that reaches the network is open-world"),
             )
         ]
     return []
@@ -190,13 +201,17 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
         return [
             (
                 "annotations",
-                "it has no annotations",
-                "add annotations=ToolAnnotations(...) to @server.tool",
+                _("it has no annotations"),
+                _("add annotations=ToolAnnotations(...) to @server.tool"),
             )
         ]
     if run.error is not None:
         return [
-            ("example", run.error, "give EXAMPLES[tool] arguments with which the call succeeds")
+            (
+                "example",
+                run.error,
+                _("give EXAMPLES[tool] arguments with which the call succeeds"),
+            )
         ]
     hints = effective(run.annotations).as_wire()
     problems = _open_world_problems(run, hints["openWorldHint"] is True)
@@ -204,9 +219,11 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
         if run.first:
             return problems + [
                 (
-                "readOnlyHint",
-                    f"declares readOnlyHint: true, but the call changed: {_effects(run.first)}",
-                    "a tool that changes anything is not read-only",
+                    "readOnlyHint",
+                    _("declares readOnlyHint: true, but the call changed: {effects}").format(
+                        effects=_effects(run.first)
+                    ),
+                    _("a tool that changes anything is not read-only"),
                 )
             ]
         return problems
@@ -214,8 +231,8 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
         return problems + [
             (
                 "readOnlyHint",
-                "the call changed nothing, yet readOnlyHint is not true",
-                "declare readOnlyHint: true, or give an example call that changes something",
+                _("the call changed nothing, yet readOnlyHint is not true"),
+                _("declare readOnlyHint: true, or give an example call that changes something"),
             )
         ]
     destroyed = tuple(e for e in run.first if e.destructive)
@@ -223,35 +240,39 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
         problems.append(
             (
                 "destructiveHint",
-                f"declares destructiveHint: false, but the call removed or overwrote: "
-                f"{_effects(destroyed)}",
-                "a tool that removes or overwrites data is destructive",
+                _(
+                    "declares destructiveHint: false, but the call removed or overwrote: {effects}"
+                ).format(effects=_effects(destroyed)),
+                _("a tool that removes or overwrites data is destructive"),
             )
         )
     if hints["destructiveHint"] is True and not destroyed:
         problems.append(
             (
                 "destructiveHint",
-                "the call only added, yet destructiveHint is true (declared or by default)",
-                "declare destructiveHint: false, or give an example call that removes or "
-                "overwrites",
+                _("the call only added, yet destructiveHint is true (declared or by default)"),
+                _(
+                    "declare destructiveHint: false, or give an example call that removes or "
+                    "overwrites"
+                ),
             )
         )
     if hints["idempotentHint"] is True and run.again:
         problems.append(
             (
                 "idempotentHint",
-                f"declares idempotentHint: true, but the same call again changed: "
-                f"{_effects(run.again)}",
-                "idempotent means a second identical call changes nothing more",
+                _(
+                    "declares idempotentHint: true, but the same call again changed: {effects}"
+                ).format(effects=_effects(run.again)),
+                _("idempotent means a second identical call changes nothing more"),
             )
         )
     if hints["idempotentHint"] is False and not run.again:
         problems.append(
             (
                 "idempotentHint",
-                "the same call again changed nothing more, yet idempotentHint is false",
-                "declare idempotentHint: true",
+                _("the same call again changed nothing more, yet idempotentHint is false"),
+                _("declare idempotentHint: true"),
             )
         )
     return problems

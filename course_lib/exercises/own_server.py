@@ -12,40 +12,53 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import TODO, Mark, Part, failed, not_attempted, passed
+from ..i18n import N_
+from ..i18n import gettext_ as _
 from ..lint import check_annotations
 from ..observation import behaviour_problems, run_tools
 from .content import MIN_OWN_TOOLS
 
 __all__ = ["PARTS"]
 
-_START = "write two or three tools in my_server.py, run its cell and the import cell again"
+_START = N_("write two or three tools in my_server.py, run its cell and the import cell again")
 
 
 def _check_5a(answer: Any) -> list[Mark]:
     if not callable(answer):
-        return [failed("build_server", f"expected a function, got {type(answer).__name__}")]
+        return [
+            failed(
+                "build_server",
+                _("expected a function, got {type}").format(type=type(answer).__name__),
+            )
+        ]
     runs = run_tools(answer, {})  # NotAttempted while the server has no tools
+    label = _("two or more tools")
     marks = [
-        passed("two or more tools")
+        passed(label)
         if len(runs) >= MIN_OWN_TOOLS
-        else failed("two or more tools", "your server has one tool", "add one or two more")
+        else failed(label, _("your server has one tool"), _("add one or two more"))
     ]
     for run in runs:
         if run.annotations is None:
             marks.append(
                 failed(
                     run.tool,
-                    "it has no annotations",
-                    "add annotations=ToolAnnotations(...) to @server.tool",
+                    _("it has no annotations"),
+                    _("add annotations=ToolAnnotations(...) to @server.tool"),
                 )
             )
             continue
         findings = check_annotations({"name": run.tool, "annotations": run.annotations})
         marks += [
-            failed(run.tool, f"[{f.severity}] {f.message}", f"fix {f.field}") for f in findings
+            failed(
+                run.tool,
+                f"[{f.severity}] {f.message}",
+                _("fix {field}").format(field=f.field),
+            )
+            for f in findings
         ]
         if not findings:
-            marks.append(passed(f"{run.tool}: annotated, no finding"))
+            marks.append(passed(_("{tool}: annotated, no finding").format(tool=run.tool)))
     return marks
 
 
@@ -54,7 +67,9 @@ def _check_5b(answer: Any) -> list[Mark]:
         return [
             failed(
                 "5b",
-                f"expected (my_server.build_server, EXAMPLES), got {type(answer).__name__}",
+                _("expected (my_server.build_server, EXAMPLES), got {type}").format(
+                    type=type(answer).__name__
+                ),
             )
         ]
     build, examples = answer
@@ -66,17 +81,17 @@ def _check_5b(answer: Any) -> list[Mark]:
         problems = behaviour_problems(run)
         marks += [failed(run.tool, problem, hint) for _, problem, hint in problems]
         if not problems:
-            marks.append(passed(f"{run.tool}: its hints match what it did"))
+            marks.append(passed(_("{tool}: its hints match what it did").format(tool=run.tool)))
     return marks
 
 
 PARTS = (
-    Part("5a", "your server's annotations", _check_5a, _START, "checks"),
+    Part("5a", N_("your server's annotations"), _check_5a, _START, N_("checks")),
     Part(
         "5b",
-        "annotations against behaviour",
+        N_("annotations against behaviour"),
         _check_5b,
-        "replace TODO with one example call per tool",
-        "checks",
+        N_("replace TODO with one example call per tool"),
+        N_("checks"),
     ),
 )

@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 
 from course_lib.audit import SideEffect
 from course_lib.exercises.content import MIN_OWN_TOOLS
+from course_lib.i18n import N_
 from course_lib.lint import check_annotations
 from course_lib.observation import ToolRun, behaviour_problems
 
@@ -73,7 +74,7 @@ def _two_tools(value: Any) -> str | None:
 def _annotated(value: Any) -> str | None:
     runs = _runs(value)
     if not runs:
-        return "the server has no tools"
+        return N_("the server has no tools")
     bare = [r.tool for r in runs if r.annotations is None]
     return f"{len(bare)} tool(s) without annotations" if bare else None
 
@@ -81,14 +82,14 @@ def _annotated(value: Any) -> str | None:
 def _no_findings(value: Any) -> str | None:
     runs = _runs(value)
     if not runs:
-        return "the server has no tools"
+        return N_("the server has no tools")
     findings = [
         f
         for r in runs
         for f in check_annotations({"name": r.tool, "annotations": r.annotations})
     ]
     if any(r.annotations is None for r in runs):
-        return "a tool has no annotations"
+        return N_("a tool has no annotations")
     return f"{len(findings)} finding(s) of inspect left" if findings else None
 
 
@@ -96,7 +97,7 @@ def _behaviour(field: str):
     def judge(value: Any) -> str | None:
         runs = _runs(value)
         if not runs:
-            return "the server has no tools"
+            return N_("the server has no tools")
         wrong = [
             problem
             for run in runs
@@ -111,62 +112,62 @@ def _behaviour(field: str):
 CASES = [
     Case(
         "5a.two_tools",
-        "the server has two or three tools",
+        N_("the server has two or three tools"),
         "my_server",
         LIST_EXPR,
         _two_tools,
         1.0,
-        "write two or three tools, each under @server.tool(annotations=...)",
+        N_("write two or three tools, each under @server.tool(annotations=...)"),
         show_detail=True,
     ),
     Case(
         "5a.annotated",
-        "every tool is annotated",
+        N_("every tool is annotated"),
         "my_server",
         LIST_EXPR,
         _annotated,
         1.5,
-        "an unannotated tool gets the most cautious defaults and says nothing",
+        N_("an unannotated tool gets the most cautious defaults and says nothing"),
         show_detail=True,
     ),
     Case(
         "5a.no_findings",
-        "inspect finds nothing to fix",
+        N_("inspect finds nothing to fix"),
         "my_server",
         LIST_EXPR,
         _no_findings,
         1.5,
-        "run python -m course_lib inspect on your server and fix every finding",
+        N_("run python -m course_lib inspect on your server and fix every finding"),
         show_detail=True,
     ),
     Case(
         "5b.read_only",
-        "readOnlyHint matches what each tool changed",
+        N_("readOnlyHint matches what each tool changed"),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("readOnlyHint"),
         1.5,
-        "a call that changes anything is not read-only; one that changes nothing is",
+        N_("a call that changes anything is not read-only; one that changes nothing is"),
         show_detail=True,
     ),
     Case(
         "5b.destructive",
-        "destructiveHint matches what each tool removed or overwrote",
+        N_("destructiveHint matches what each tool removed or overwrote"),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("destructiveHint"),
         1.5,
-        "removing or overwriting data is destructive; only adding is not",
+        N_("removing or overwriting data is destructive; only adding is not"),
         show_detail=True,
     ),
     Case(
         "5b.idempotent",
-        "idempotentHint matches what a second identical call did",
+        N_("idempotentHint matches what a second identical call did"),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("idempotentHint"),
         1.5,
-        "idempotent: the same call again changes nothing more",
+        N_("idempotent: the same call again changes nothing more"),
         show_detail=True,
     ),
 ]
@@ -174,14 +175,14 @@ CASES = [
 CASES.append(
     Case(
         "5b.open_world",
-        "openWorldHint matches whether each tool reached the network",
+        N_("openWorldHint matches whether each tool reached the network"),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("openWorldHint"),
         1.5,
-        "a tool that reaches outside its folder is open-world; one that stays in it is not",
+        N_("a tool that reaches outside its folder is open-world; one that stays in it is not"),
         show_detail=True,
     )
 )
 
-EXERCISE = Exercise(id="05_your_own_server", title="Exercise 5 · Your own server", cases=CASES)
+EXERCISE = Exercise(id="05_your_own_server", title=N_("Exercise 5 · Your own server"), cases=CASES)
