@@ -235,6 +235,12 @@ def behaviour_problems(run: ToolRun) -> list[tuple[str, str, str]]:
                 _("declare readOnlyHint: true, or give an example call that changes something"),
             )
         ]
+    return problems + _write_problems(run, hints)
+
+
+def _write_problems(run: ToolRun, hints: dict[str, bool | str]) -> list[tuple[str, str, str]]:
+    """The problems of a tool that changed something: its destructive and idempotent hints."""
+    problems: list[tuple[str, str, str]] = []
     destroyed = tuple(e for e in run.first if e.destructive)
     if hints["destructiveHint"] is False and destroyed:
         problems.append(

@@ -158,3 +158,9 @@ def test_the_generated_config_refuses_to_start_when_the_sandbox_cannot_run(tmp_p
     c = Config()
     with pytest.raises(SystemExit, match="the hub does not start: bubblewrap is not installed"), mock.patch("os.geteuid", return_value=0):
         exec(compile(path.read_text(), str(path), "exec"), {"get_config": lambda: c, "__file__": str(path)})  # noqa: S102
+
+
+def test_a_python_the_sandbox_would_hide_is_named_not_blamed_on_user_namespaces(hub, monkeypatch):
+    monkeypatch.setattr(confinement.sys, "executable", "/tmp/somewhere/.venv/bin/python")
+    with pytest.raises(Unconfined, match=r"/tmp/somewhere/\.venv/bin/python is under /tmp"):
+        refuse_unconfined(_bwrap(), [hub["course"]], homes=str(hub["homes"]), hidden=[])

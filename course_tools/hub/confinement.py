@@ -103,6 +103,23 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+_PRIVATE = ("/tmp", "/dev", "/run")  # each learner's sandbox gets its own, empty ones
+
+
+def _refuse_hidden_python(trees: Iterable[str | Path]) -> None:
+    """The check (and a learner's server) runs this Python: not under a folder each sandbox
+    replaces with an empty one, unless a shown tree brings it back."""
+    python = os.path.abspath(sys.executable)
+    if any(_inside(python, os.path.abspath(t)) for t in trees):
+        return
+    for folder in _PRIVATE:
+        if _inside(python, folder):
+            raise Unconfined(
+                f"{python} is under {folder}, which each learner's sandbox replaces with a "
+                f"private, empty folder: install the course and its environment outside {folder}"
+            )
+
+
 def server_argv(
     bwrap: str,
     command: list[str],
@@ -160,6 +177,7 @@ def refuse_unconfined(
             f"{in_a_home[0]} is inside the learners' homes ({homes}), where a learner can write: "
             "keep the course and its environment outside them"
         )
+    _refuse_hidden_python(trees)
     os.makedirs(homes, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".course-check-", dir=homes) as home:
         shown = [str(t) for t in trees]
