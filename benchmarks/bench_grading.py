@@ -39,8 +39,8 @@ EXERCISES = [
 # One plausible mistake per exercise (old text -> new text in the solution's code cells).
 MISTAKES = {
     "01_annotate_tools": ("open_world_hint=False", "open_world_hint=True"),
-    "02_predict_the_client": ('"confirm with warning"', '"confirm"'),
-    "03_break_the_trifecta": ('"on_taint": "confirm"', '"on_taint": None'),
+    "02_predict_the_client": ('"B": (PreCall.WARN,', '"B": (PreCall.CONFIRM,'),
+    "03_break_the_trifecta": ('"on_taint": PreCall.CONFIRM', '"on_taint": None'),
     "04_catch_the_liar": ('if hints["readOnlyHint"] is True and effects:', "if False:"),
 }
 LOOP = ("    # YOUR CODE HERE\n    raise NotAttempted()", "    while True:\n        pass")
