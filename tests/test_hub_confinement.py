@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -123,7 +124,9 @@ def test_the_hub_refuses_to_start_without_bubblewrap(hub):
 def test_the_hub_refuses_to_start_when_a_learner_could_write_the_course(hub, monkeypatch):
     bwrap = _bwrap()
     hidden = hidden_paths(hub["course"], hub["hub"])  # solutions/ is an empty, private folder
-    refuse_unconfined(bwrap, [hub["course"]], homes=str(hub["homes"]), hidden=hidden)  # holds
+    # the course and the environment this test runs in, as the hub shows them (shown_trees)
+    trees = confinement.shown_trees(hub["course"], Path(sys.executable).parent)
+    refuse_unconfined(bwrap, trees, homes=str(hub["homes"]), hidden=hidden)  # holds
     in_a_home = hub["homes"] / "learner-01" / "course"
     in_a_home.mkdir()
     with pytest.raises(Unconfined, match="inside the learners' homes"):
@@ -138,7 +141,7 @@ def test_the_hub_refuses_to_start_when_a_learner_could_write_the_course(hub, mon
 
     monkeypatch.setattr(confinement, "server_argv", leaky)
     with pytest.raises(Unconfined, match=f"could write {hub['course']}"):
-        refuse_unconfined(bwrap, [hub["course"]], homes=str(hub["homes"]), hidden=[])
+        refuse_unconfined(bwrap, trees, homes=str(hub["homes"]), hidden=[])
 
 
 def test_the_generated_config_refuses_to_start_when_the_sandbox_cannot_run(tmp_path, monkeypatch):
