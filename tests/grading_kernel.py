@@ -114,12 +114,44 @@ def run_cells(request: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
-def _as_normal_user(argv: list[str]) -> list[str]:
-    return ["setpriv", f"--reuid={NORMAL_UID}", f"--regid={NORMAL_UID}", "--clear-groups", *argv]
+# Run as root in a mount namespace of its own: cover the folder other users cannot enter with
+# an empty tmpfs they can, and put the checkout back at its own path inside it, so that the
+# normal user sees this checkout (and only it) where it is, with every path in it unchanged.
+_REVEAL_CHECKOUT = """set -e
+above=$1 checkout=$2; shift 2
+stage=/mnt; [ -d "$stage" ] || stage=$(mktemp -d)
+mount --bind "$checkout" "$stage"
+mount -t tmpfs -o mode=0755,size=1m course-test-view "$above"
+mkdir -p "$checkout"
+mount --bind "$stage" "$checkout"
+exec "$@"
+"""
+
+
+def _closed_folder_above(path: Path) -> Path | None:
+    """The highest folder above `path` that other users may not enter (no x bit for others)."""
+    for folder in reversed(path.parents):  # "/" first
+        if not folder.stat().st_mode & 0o001:
+            return folder
+    return None
+
+
+def as_normal_user(argv: list[str]) -> list[str]:
+    """The command that runs `argv` as uid 65534 (the caller must be root).
+
+    A checkout in a folder only root may enter (`mktemp -d`, /root) is shown to that user
+    through a mount namespace (`_REVEAL_CHECKOUT`) rather than skipped or made readable.
+    """
+    drop = ["setpriv", f"--reuid={NORMAL_UID}", f"--regid={NORMAL_UID}", "--clear-groups", *argv]
+    closed = _closed_folder_above(ROOT)
+    if closed is None:
+        return drop
+    reveal = ["sh", "-c", _REVEAL_CHECKOUT, "sh", str(closed), str(ROOT)]
+    return ["unshare", "--mount", "--propagation", "private", *reveal, *drop]
 
 
 @functools.cache
-def _normal_users_python() -> tuple[str, tuple[tuple[str, str], ...]]:
+def normal_users_python() -> tuple[str, tuple[tuple[str, str], ...]]:
     """A Python the normal user can run with this environment's packages: (interpreter, env).
 
     Where the normal user can read this interpreter's installation, it is this one. Where they
@@ -128,7 +160,7 @@ def _normal_users_python() -> tuple[str, tuple[tuple[str, str], ...]]:
     site-packages (named in PYTHONPATH too, so the sandbox binds them, as it binds any folder
     PYTHONPATH names).
     """
-    probe = _as_normal_user([sys.executable, "-c", "import sys; print(sys.base_prefix)"])
+    probe = as_normal_user([sys.executable, "-c", "import sys; print(sys.base_prefix)"])
     seen = subprocess.run(probe, capture_output=True, text=True, timeout=60, cwd="/")
     if seen.returncode == 0 and seen.stdout.strip() == sys.base_prefix:
         return sys.executable, ()
@@ -149,7 +181,7 @@ def _normal_users_python() -> tuple[str, tuple[tuple[str, str], ...]]:
 
 def run_cells_as_normal_user(request: dict[str, Any]) -> dict[str, Any]:
     """`run_cells` in a process of uid 65534 (the caller must be root), with its own TMPDIR."""
-    python, extra_env = _normal_users_python()
+    python, extra_env = normal_users_python()
     with tempfile.TemporaryDirectory(prefix="course-test-user-") as folder:
         os.chown(folder, NORMAL_UID, NORMAL_UID)
         env = {
@@ -160,7 +192,7 @@ def run_cells_as_normal_user(request: dict[str, Any]) -> dict[str, Any]:
             **dict(extra_env),
         }
         done = subprocess.run(
-            _as_normal_user([python, str(Path(__file__).resolve())]),
+            as_normal_user([python, str(Path(__file__).resolve())]),
             input=json.dumps(request),
             capture_output=True,
             text=True,

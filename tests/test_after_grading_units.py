@@ -20,6 +20,9 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
+sys.path.insert(0, str(Path(__file__).parent))
+from grading_kernel import as_normal_user, normal_users_python  # noqa: E402
+
 from course_tools.__main__ import main
 from course_tools.grading import load_exercises
 from course_tools.grading.deadline import TimeSource, hand_ins, parse_deadline
@@ -379,10 +382,10 @@ def test_an_output_folder_a_normal_user_cannot_write_is_refused_with_exit_3():
         out = base / "out"
         out.mkdir(mode=0o777)
         out.chmod(0o777)
-        argv = [sys.executable, "-m", "course_tools", "grade", str(subs), "--out", str(out / "g.csv"), "--summary", str(locked / "s.csv")]
-        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-        env = {**os.environ, "HOME": str(out)}
-        run = subprocess.run(nobody + argv, capture_output=True, text=True, cwd=out, timeout=120, env=env)
+        python, extra_env = normal_users_python()
+        argv = [python, "-m", "course_tools", "grade", str(subs), "--out", str(out / "g.csv"), "--summary", str(locked / "s.csv")]
+        env = {**os.environ, "HOME": str(out), **dict(extra_env)}
+        run = subprocess.run(as_normal_user(argv), capture_output=True, text=True, cwd=out, timeout=120, env=env)
     assert run.returncode == 3, run.stderr
     assert "is not a folder you can write in" in run.stderr and "Traceback" not in run.stderr
 

@@ -23,7 +23,7 @@ import pytest
 
 from course_tools.hub import confinement
 from course_tools.hub.confinement import Unconfined, hidden_paths, refuse_unconfined, server_argv
-from grading_kernel import NORMAL_UID, USERS, _as_normal_user, _normal_users_python
+from grading_kernel import NORMAL_UID, USERS, as_normal_user, normal_users_python
 
 _ATTACK = r"""
 import ctypes, json, os, sys
@@ -83,10 +83,10 @@ def _as(user: str, hub) -> tuple[list[str], list[str]]:
     """(prefix that runs a command as `user`, the Python to run), chowning what is theirs."""
     if user == USERS[0] or os.geteuid() != 0:
         return [], [shutil.which("python3") or "python3"]
-    python, _ = _normal_users_python()
+    python, _ = normal_users_python()
     for path in [hub["homes"], *hub["homes"].rglob("*")]:
         os.chown(path, NORMAL_UID, NORMAL_UID)
-    return _as_normal_user([]), [python]
+    return as_normal_user([]), [python]
 
 
 @pytest.mark.parametrize("user", USERS)
