@@ -337,3 +337,47 @@ def test_a_hard_linked_submission_is_graded_from_a_copy_and_says_so(tmp_path, ex
     )  # fmt: skip
     said = " | ".join(result.notes)
     assert "hard link" in said and "2 names" in said and "read once, as a copy" in said, said
+
+
+_DISCOVER_AS_USER = """
+import json, sys
+from course_tools.grading import load_exercises
+from course_tools.grading.discover import discover
+found = discover(sys.argv[1], load_exercises())
+print(json.dumps({s.student: {"notebooks": sorted(s.notebooks), "notes": s.notes} for s in found}))
+"""
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to drop to a normal user"
+)
+def test_a_folder_the_grader_cannot_read_is_named_not_taken_for_an_empty_one():
+    """A grader running as a normal user meets a student folder (or a subfolder) it may not
+    read: the student gets a note saying so and what to do, never a silent "missing"."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from grading_kernel import as_normal_user, normal_users_python
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        subs = Path(tmp) / "subs"
+        _notebook(subs / "kim" / f"{EX1}.ipynb")
+        _notebook(subs / "lee" / "week1" / f"{EX1}.ipynb")
+        _notebook(subs / "ann" / f"{EX1}.ipynb")
+        for path in [Path(tmp), subs, *subs.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (subs / "kim").chmod(0o700)  # root's alone
+        (subs / "lee" / "week1").chmod(0o700)
+        python, extra_env = normal_users_python()
+        env = {"PATH": os.environ.get("PATH", "/usr/bin"), "HOME": tmp, **dict(extra_env)}
+        done = subprocess.run(
+            as_normal_user([python, "-c", _DISCOVER_AS_USER, str(subs)]),
+            capture_output=True, text=True, timeout=120, env=env, cwd=tmp,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout)
+    assert found["ann"]["notebooks"] == [EX1]
+    for student, folder in (("kim", "kim/"), ("lee", "week1/")):
+        note = " ".join(found[student]["notes"])
+        assert f"could not read {folder}" in note and "Permission denied" in note, found[student]
+        assert "readable by the user who grades" in note

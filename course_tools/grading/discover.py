@@ -160,6 +160,25 @@ def _refuse_one_home(root: Path) -> None:
     )
 
 
+def _unreadable_notes(entry: Path) -> list[str]:
+    """A note for each folder under `entry` (itself included) that the grader may not list."""
+    refused: list[OSError] = []
+    for _ in os.walk(entry, onerror=refused.append):
+        pass
+    notes = []
+    for error in refused:
+        folder = Path(error.filename or entry)
+        if not _visible(folder, entry) and folder != entry:
+            continue
+        shown = "" if folder == entry else folder.relative_to(entry).as_posix() + "/"
+        notes.append(
+            f"could not read {shown or entry.name + '/'} ({error.strerror or error}): the "
+            "notebooks in it were not graded. Make it readable by the user who grades (or grade "
+            "as a user who can read it), then grade again"
+        )
+    return notes
+
+
 def _add_folder(
     entry: Path,
     students: dict[str, Submission],
@@ -174,6 +193,7 @@ def _add_folder(
     sub = students.setdefault(entry.name, Submission(entry.name))
     if entry.name.startswith("."):
         sub.notes.append("a hidden folder (its name starts with '.'), graded like any other")
+    sub.notes.extend(_unreadable_notes(entry))
     for path in notebooks:
         _add(sub, path, path.stem, exercises, entry)
     own = sorted(
