@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 from course_tools.hub.api import HubError  # noqa: E402
 from course_tools.hub.config import HubSettings, learner_names, write  # noqa: E402
 from course_tools.hub.prestart import Pace, prestart  # noqa: E402
-from course_tools.hub.process import RunningHub, descendants, free_port  # noqa: E402
+from course_tools.hub.process import RunningHub, descendants, free_port, still_running  # noqa: E402
 from course_tools.hub.requirements import find_proxy, missing  # noqa: E402
 from course_tools.hub.runtime import build_font_cache  # noqa: E402
 from course_tools.hub.usage import Kind, TreeSampler, cpu_seconds, pss_mb  # noqa: E402
@@ -219,7 +219,7 @@ def one_run(args: argparse.Namespace, proxy: str) -> Run:
             with hub:
                 measure(hub, run, args)
         finally:
-            run.left_running = sum(1 for pid in hub.stopped if Path(f"/proc/{pid}").exists())
+            run.left_running = len(still_running(hub.stopped))
     finally:
         run.load_after = [round(x, 2) for x in os.getloadavg()]
         if not args.keep:

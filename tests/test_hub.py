@@ -594,3 +594,19 @@ def test_collecting_again_keeps_the_earlier_copy_of_a_changed_notebook(tmp_path)
     kept = sorted(p.name for p in (out / "alice").iterdir() if p.name != name)
     assert kept == [f"{name}.~1~"]  # the on-time copy, once: an unchanged notebook is not kept twice
     assert b"on time" in (out / "alice" / kept[0]).read_bytes()
+
+
+def test_a_killed_process_not_yet_reaped_is_not_counted_as_left_running():
+    """The benchmark's "processes left running" counts processes, not zombies."""
+    from course_tools.hub.process import still_running
+
+    ended = subprocess.Popen(["sleep", "60"])
+    running = subprocess.Popen(["sleep", "60"])
+    try:
+        ended.kill()  # a zombie until waited for: /proc still lists it
+        assert Path(f"/proc/{ended.pid}").exists()
+        assert still_running([ended.pid, running.pid], wait=5) == [running.pid]
+    finally:
+        running.kill()
+        running.wait()
+        ended.wait()

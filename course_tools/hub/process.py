@@ -22,7 +22,7 @@ from .api import HubAPI, HubError
 from .config import CONFIG_NAME, TOKEN_NAME, HubSettings
 from .runtime import hub_runtime_dir
 
-__all__ = ["RunningHub", "descendants", "free_port"]
+__all__ = ["RunningHub", "descendants", "free_port", "still_running"]
 
 
 def free_port() -> int:
@@ -50,6 +50,25 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             queue.append(child)
     return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a process that still runs: a zombie (ended, not yet reaped) is not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def still_running(pids: list[int], wait: float = 5.0) -> list[int]:
+    """The processes of `pids` still running after up to `wait` s (a SIGKILL takes a moment)."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [pid for pid in pids if _alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
 
 
 class RunningHub:
