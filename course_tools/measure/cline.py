@@ -18,22 +18,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
+from .adapter import CliRun, Pin
 from .chat_standin import ChatStandIn
-from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["Cline"]
 
-MODES = {
-    "act": [],
-    "act, auto-approve false": ["--auto-approve", "false"],
-    "plan": ["--plan"],
-    "plan, auto-approve false": ["--plan", "--auto-approve", "false"],
+MODES: dict[str, tuple[str, ...]] = {
+    "act": (),
+    "act, auto-approve false": ("--auto-approve", "false"),
+    "plan": ("--plan",),
+    "plan, auto-approve false": ("--plan", "--auto-approve", "false"),
 }
 
 
@@ -43,20 +43,15 @@ def wire_names() -> dict[str, str]:
     return {planned.removeprefix("mcp__"): planned for planned in PLAN}
 
 
-class Cline(ClientAdapter):
+class Cline(TabledAdapter):
     """Cline CLI (``cline --json``), act and plan, auto-approve on and off."""
 
     pin = Pin("cline", "Cline CLI", "cline", "3.0.65", "cline", "cline")
     headless_phrases = ("requires approval in a tty session", "non-interactive", "cannot prompt")
 
-    def modes(self, cli: str) -> list[str]:
-        return list(MODES)
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: " ".join(["cline --json", *a, "PROMPT"]) for m, a in MODES.items()}
-
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "act")}
+    mode_args = MODES
+    command_shown = "cline --json {args} PROMPT"
+    concurrency_mode = "act"
 
     def _setup(self, servers: MeasurementServers, work: Workspace, url: str) -> None:
         """Write what ``cline auth`` and ``cline mcp add`` would (the same files), so the secret

@@ -15,18 +15,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
+from .adapter import CliRun, Pin
 from .chat_standin import ChatStandIn
-from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["Continue"]
 
-MODES = {"normal": [], "readonly": ["--readonly"], "auto": ["--auto"]}
+MODES: dict[str, tuple[str, ...]] = {"normal": (), "readonly": ("--readonly",), "auto": ("--auto",)}
 SETTINGS: dict[str, dict[str, Any]] = {
     "none": {},
     "--ask every MCP tool": {"flag": "--ask"},
@@ -69,24 +69,17 @@ def wire_names() -> dict[str, str]:
     return {planned.split("__", 2)[2]: planned for planned in PLAN}
 
 
-class Continue(ClientAdapter):
+class Continue(TabledAdapter):
     """Continue CLI (``cn -p``), its three modes, with and without ``--ask`` rules."""
 
     pin = Pin("continue", "Continue CLI", "@continuedev/cli", "1.5.47", "cn", "continue")
     headless_phrases = ("non-interactive", "headless", "cannot prompt", "requires permission")
     environment = {"CONTINUE_TELEMETRY_ENABLED": "0", "CONTINUE_ALLOW_ANONYMOUS_TELEMETRY": "0"}
 
-    def modes(self, cli: str) -> list[str]:
-        return list(MODES)
-
-    def settings(self) -> dict[str, dict[str, Any]]:
-        return SETTINGS
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: " ".join(["cn --config config.yaml -p PROMPT", *a]) for m, a in MODES.items()}
-
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "auto")}
+    mode_args = MODES
+    command_shown = "cn --config config.yaml -p PROMPT {args}"
+    setting_table = SETTINGS
+    concurrency_mode = "auto"
 
     def run_turn(
         self,

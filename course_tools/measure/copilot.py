@@ -20,22 +20,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
+from .adapter import CliRun, Pin
 from .chat_standin import ChatStandIn
-from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["Copilot"]
 
-MODES = {
-    "prompt": [],
-    "plan": ["--plan"],
-    "autopilot": ["--autopilot"],
-    "allow-all-tools": ["--allow-all-tools"],
+MODES: dict[str, tuple[str, ...]] = {
+    "prompt": (),
+    "plan": ("--plan",),
+    "autopilot": ("--autopilot",),
+    "allow-all-tools": ("--allow-all-tools",),
 }
 SETTINGS: dict[str, dict[str, Any]] = {
     "none": {},
@@ -54,7 +54,7 @@ def wire_names(servers: MeasurementServers) -> dict[str, str]:
     }
 
 
-class Copilot(ClientAdapter):
+class Copilot(TabledAdapter):
     """GitHub Copilot CLI (``copilot -p``), bring-your-own-key, offline."""
 
     pin = Pin("copilot", "GitHub Copilot CLI", "@github/copilot", "1.0.102", "copilot", "copilot")
@@ -62,17 +62,10 @@ class Copilot(ClientAdapter):
     headless_phrases = ("non-interactive", "cannot prompt", "no interactive", "not approved")
     environment = {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_TYPE": "openai"}
 
-    def modes(self, cli: str) -> list[str]:
-        return list(MODES)
-
-    def settings(self) -> dict[str, dict[str, Any]]:
-        return SETTINGS
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: " ".join(["copilot -p PROMPT", *a]) for m, a in MODES.items()}
-
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "allow-all-tools")}
+    mode_args = MODES
+    command_shown = "copilot -p PROMPT {args}"
+    setting_table = SETTINGS
+    concurrency_mode = "allow-all-tools"
 
     def _prepare(
         self, servers: MeasurementServers, work: Workspace, url: str

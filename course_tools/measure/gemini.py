@@ -25,14 +25,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
-from .findings import concurrency, startup
+from .adapter import CliRun, Pin
+from .findings import startup
 from .gemini_standin import GeminiStandIn
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["GEMINI_ENV", "Gemini"]
 
@@ -99,26 +100,21 @@ def _settings_json(servers: MeasurementServers, setting: dict[str, Any]) -> str:
     return json.dumps(settings)
 
 
-class Gemini(ClientAdapter):
+class Gemini(TabledAdapter):
     """Gemini CLI (``gemini -p``) with each ``--approval-mode``."""
 
     pin = Pin("gemini", "Gemini CLI", "@google/gemini-cli", "0.61.0", "gemini", "gemini")
     environment = GEMINI_ENV
     headless_phrases = ("non-interactive", "cannot prompt", "requires user confirmation")
 
-    def modes(self, cli: str) -> list[str]:
-        return ["default", "auto_edit", "plan", "yolo"]
+    mode_args = {m: ("--approval-mode", m) for m in ("default", "auto_edit", "plan", "yolo")}
+    command_shown = "gemini {args} -p PROMPT"
+    setting_table = SETTINGS
+    concurrency_mode = "yolo"
 
-    def settings(self) -> dict[str, dict[str, Any]]:
-        return SETTINGS
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: f"gemini --approval-mode {m} -p PROMPT" for m in self.modes("")}
-
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+    def more_notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
         untrusted = {"trust": True, "folder_trust": True}
         return {
-            "concurrency": concurrency(self, cli, servers, "yolo"),
             "folder trust on, folder not trusted (trusted server, yolo)": startup(
                 self, cli, servers, "yolo", untrusted
             ),
@@ -172,7 +168,7 @@ class Gemini(ClientAdapter):
             env.update(
                 GEMINI_ENV, GEMINI_API_KEY=servers.token, GOOGLE_GEMINI_BASE_URL=stand_in.url
             )
-            args = [cli, "--approval-mode", mode, "-p", PROMPT]
+            args = [cli, *self.mode_args[mode], "-p", PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         run = CliRun(events, servers.calls_since(mark), finished)

@@ -9,8 +9,6 @@ Introduced in: docs/measure.md; results in docs/clients.md.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .adapter import Pin
 from .opencode import SETTINGS, Opencode
 
@@ -24,7 +22,6 @@ class Kilo(Opencode):
     config_name = "kilo.json"
     variable_prefix = "KILO"
 
-    def settings(self) -> dict[str, dict[str, Any]]:
-        """opencode's settings but its `ask`: Kilo ends the run at each refusal, so an `ask`
-        cell costs one run per tool (13 x about 100 s here); opencode's is measured."""
-        return {k: v for k, v in SETTINGS.items() if "ask" not in k}
+    # opencode's settings but its `ask`: Kilo ends the run at each refusal, so an `ask` cell
+    # costs one run per tool (13 x about 100 s here); opencode's is measured.
+    setting_table = {k: v for k, v in SETTINGS.items() if "ask" not in k}

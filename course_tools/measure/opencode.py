@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
+from .adapter import CliRun, Pin
 from .chat_standin import ChatStandIn
-from .findings import concurrency
 from .harness import PLAN, PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["Opencode"]
 
@@ -33,7 +33,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
-class Opencode(ClientAdapter):
+class Opencode(TabledAdapter):
     """opencode (``opencode run``), with its ``build`` and ``plan`` agents."""
 
     pin = Pin("opencode", "opencode", "opencode-ai", "1.18.33", "opencode", "opencode")
@@ -46,14 +46,10 @@ class Opencode(ClientAdapter):
         names = ("AUTOUPDATE", "MODELS_FETCH", "DEFAULT_PLUGINS", "LSP_DOWNLOAD", "CLAUDE_CODE")
         return {f"{self.variable_prefix}_DISABLE_{name}": "1" for name in names}
 
-    def modes(self, cli: str) -> list[str]:
-        return ["build", "plan"]
-
-    def settings(self) -> dict[str, dict[str, Any]]:
-        return SETTINGS
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: f"{self.pin.program} run --agent {m} PROMPT" for m in self.modes("")}
+    mode_args = {m: ("--agent", m) for m in ("build", "plan")}
+    command_shown = "{program} run {args} PROMPT"
+    setting_table = SETTINGS
+    concurrency_mode = "build"
 
     def wire_names(self, servers: MeasurementServers) -> dict[str, str]:
         """The name each planned tool is offered under: ``SERVER_TOOL``."""
@@ -86,9 +82,6 @@ class Opencode(ClientAdapter):
             config["permission"] = setting["permission"]
         return json.dumps(config)
 
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
-        return {"concurrency": concurrency(self, cli, servers, "build")}
-
     def run_turn(
         self,
         cli: str,
@@ -105,7 +98,7 @@ class Opencode(ClientAdapter):
             (work.project / self.config_name).write_text(config, encoding="utf-8")
             env = scratch_env(work.home)
             env.update(self.environment)
-            args = [cli, "run", "--agent", mode, PROMPT]
+            args = [cli, "run", *self.mode_args[mode], PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         what = f"{self.pin.program} ({mode})"

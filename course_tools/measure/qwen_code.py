@@ -21,18 +21,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .adapter import ClientAdapter, CliRun, Pin
+from .adapter import CliRun, Pin
 from .chat_standin import ChatStandIn
-from .findings import concurrency, startup
+from .findings import startup
 from .harness import PROMPT, require_turns
 from .process import run_contained
 from .scratch import Workspace, scratch_env
 from .servers import MeasurementServers
 from .standin import Script
+from .tabled import TabledAdapter
 
 __all__ = ["QwenCode"]
 
-MODES = ["default", "auto-edit", "plan", "yolo", "auto"]
+MODES = {m: ("--approval-mode", m) for m in ("default", "auto-edit", "plan", "yolo", "auto")}
 SETTINGS: dict[str, dict[str, Any]] = {
     "none": {},
     "trust": {"trust": True},
@@ -64,7 +65,7 @@ def _settings_json(servers: MeasurementServers, setting: dict[str, Any]) -> str:
     )
 
 
-class QwenCode(ClientAdapter):
+class QwenCode(TabledAdapter):
     """Qwen Code (``qwen -p``) with each ``--approval-mode``."""
 
     pin = Pin(
@@ -72,19 +73,14 @@ class QwenCode(ClientAdapter):
     )
     headless_phrases = ("non-interactive", "cannot prompt", "requires user confirmation")
 
-    def modes(self, cli: str) -> list[str]:
-        return list(MODES)
+    mode_args = MODES
+    command_shown = "qwen {args} -p PROMPT"
+    setting_table = SETTINGS
+    concurrency_mode = "yolo"
 
-    def settings(self) -> dict[str, dict[str, Any]]:
-        return SETTINGS
-
-    def mode_commands(self) -> dict[str, str]:
-        return {m: f"qwen --approval-mode {m} -p PROMPT" for m in MODES}
-
-    def notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
+    def more_notes(self, cli: str, servers: MeasurementServers) -> dict[str, Any]:
         untrusted = {"trust": True, "folder_trust": True}
         return {
-            "concurrency": concurrency(self, cli, servers, "yolo"),
             "folder trust on, folder not trusted (trusted server, yolo)": startup(
                 self, cli, servers, "yolo", untrusted
             ),
@@ -107,7 +103,7 @@ class QwenCode(ClientAdapter):
             env = scratch_env(work.home)
             env.update(OPENAI_API_KEY=servers.token, OPENAI_BASE_URL=f"{stand_in.url}/v1")
             args = [cli, "--auth-type", "openai", "--model", "stand-in"]
-            args += ["--approval-mode", mode, "-p", PROMPT]
+            args += [*self.mode_args[mode], "-p", PROMPT]
             finished = run_contained(args, cwd=work.project, env=env, timeout=self.timeout)
             events = stand_in.events
         return require_turns(CliRun(events, servers.calls_since(mark), finished), f"qwen ({mode})")
