@@ -3,7 +3,7 @@
 Usage: python benchmarks/bench_grading.py [--count 30] [--jobs 1 2]
            [--isolation bwrap none] [--keep DIR]
 
-The class mixes correct, wrong and blank notebooks of all four exercises and one infinite loop,
+The class mixes correct, wrong and blank notebooks of all five exercises and one infinite loop,
 built from the committed solutions/ and exercises/. Targets (docs/instructor.md): 30 submissions
 graded in at most 90 s on a 2-core machine, and --jobs 2 at least 1.8 times faster than --jobs 1.
 Not a timed test: it prints the figures and whether the targets were met; exit status 0 either way
@@ -35,6 +35,7 @@ EXERCISES = [
     "02_predict_the_client",
     "03_break_the_trifecta",
     "04_catch_the_liar",
+    "05_your_own_server",
 ]
 # One plausible mistake per exercise (old text -> new text in the solution's code cells).
 MISTAKES = {
@@ -42,6 +43,11 @@ MISTAKES = {
     "02_predict_the_client": ('"B": (PreCall.WARN,', '"B": (PreCall.CONFIRM,'),
     "03_break_the_trifecta": ('"on_taint": PreCall.CONFIRM', '"on_taint": None'),
     "04_catch_the_liar": ('if hints["readOnlyHint"] is True and effects:', "if False:"),
+    # the delete tool claims it destroys nothing
+    "05_your_own_server": (
+        "read_only_hint=False, destructive_hint=True,",
+        "read_only_hint=False, destructive_hint=False,",
+    ),
 }
 LOOP = ("    # YOUR CODE HERE\n    raise NotAttempted()", "    while True:\n        pass")
 
