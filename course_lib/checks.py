@@ -137,6 +137,7 @@ class Part:
     not_attempted_help: str = ""
     unit: str = "checks"
     graded: bool = True  # False for a lesson's own questions: no grader checks them again
+    heading: str = N_("Part {id} ({title})")  # how the report names it; {id} and {title}
 
 
 def passed(label: str) -> Mark:
@@ -215,7 +216,7 @@ def _report(part: Part, marks: list[Mark]) -> CheckResult:
     bad = [o for o in marks if o.status is Status.FAILED]
     todo = [o for o in marks if o.status is Status.NOT_ATTEMPTED]
     total = len(marks)
-    head = _("Part {id} ({title})").format(id=part.id, title=_(part.title))
+    head = _(part.heading).format(id=part.id, title=_(part.title))
     unit = _(part.unit)
     if todo and not good and not bad:
         help_ = _(part.not_attempted_help)

@@ -122,5 +122,6 @@ PARTS = (
         not_attempted_help=N_("replace each TODO with the letter of your answer"),
         unit=N_("questions"),
         graded=False,
+        heading=N_("Recap ({title})"),
     ),
 )
