@@ -254,26 +254,43 @@ _add(
 )
 
 
-def _opencode_like(client: str, title: str, version: str) -> ClientModel:
-    modes = ("build", "plan")
-    return ClientModel(
-        client,
-        title,
-        version,
+_OPENCODE_AGENTS = ("build", "plan")
+_add(
+    ClientModel(
+        "opencode",
+        "opencode",
+        "1.18.33",
         "2026-12-01",
         {
-            **_each(modes, "none", _always(R)),
-            **_each(modes, "permission: ask every MCP tool", _always(H)),
-            **_each(modes, "permission: deny every MCP tool", _always(X)),
+            **_each(_OPENCODE_AGENTS, "none", _always(R)),
+            **_each(_OPENCODE_AGENTS, "permission: ask every MCP tool", _always(H)),
+            **_each(_OPENCODE_AGENTS, "permission: deny every MCP tool", _always(X)),
         },
         reads=(
             "no hint: both agents, build and plan, run every MCP tool unasked; a permission set "
             "to ask is auto-rejected headless and ends the run; deny hides the tool"
         ),
     )
+)
 
-
-_add(_opencode_like("opencode", "opencode", "1.18.33"))
+# Kilo is a fork of opencode; its plan agent differs (measured 2026-12-02).
+_add(
+    ClientModel(
+        "kilo",
+        "Kilo CLI",
+        "7.7.7",
+        "2026-12-02",
+        {
+            ("build", "none"): _always(R),
+            ("plan", "none"): _always(H),
+            **_each(_OPENCODE_AGENTS, "permission: deny every MCP tool", _always(X)),
+        },
+        reads=(
+            "no hint: the build agent runs every MCP tool unasked; the plan agent asks about "
+            "every one, read-only ones included (headless, it cannot ask); deny hides the tool"
+        ),
+    )
+)
 
 _add(
     ClientModel(
