@@ -17,6 +17,7 @@ from typing import Any
 
 from .clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from .decisions import Outcome
+from .message import Message
 from .permissions import LISTS, Permissions, claude_code_outcome
 
 __all__ = [
@@ -81,12 +82,15 @@ allow is worse than none)."""
 
 @dataclass(frozen=True)
 class RuleCase:
-    """One thing the rules must do; `judge` returns None when they do it, else what went wrong."""
+    """One thing the rules must do; `judge` returns None when they do it, else what went wrong.
+
+    `label` and `hint` are shown to the learner, in their language (the self-check's, and the
+    grader's feedback)."""
 
     id: str
-    label: str
+    label: Message
     judge: RulesJudge
-    hint: str
+    hint: Message
 
 
 def parse_rules(value: Any) -> Permissions:

@@ -418,10 +418,10 @@ def test_a_judge_can_give_the_hint_for_the_way_an_answer_failed():
 
     case = Case("x", "x", "A", "A", lambda v: ("the attack still works", "the specific rule"), hint="the general rule", show_detail=True)
     result = judge(case, {"status": "ok", "value": 1})
-    assert (result.status, result.hint, result.feedback) == ("failed", "the specific rule", "the attack still works")
+    assert (result.status, result.hint.english(), result.feedback.english()) == ("failed", "the specific rule", "the attack still works")
     hidden = Case("y", "y", "A", "A", lambda v: "expected 3, got 1", hint="the general rule")
     result = judge(hidden, {"status": "ok", "value": 1})
-    assert (result.hint, result.feedback, result.detail) == ("the general rule", "", "expected 3, got 1")
+    assert (result.hint.english(), result.feedback, result.detail) == ("the general rule", None, "expected 3, got 1")
 
 
 def test_hidden_case_hints_fit_their_case():
@@ -429,12 +429,13 @@ def test_hidden_case_hints_fit_their_case():
 
     exercises = load_exercises()
     cases = {c.id: c for e in exercises.values() for c in e.cases}
-    assert "untrusted server" in cases["2a.B"].hint
-    assert all("untrusted server" not in cases[f"2a.{k}"].hint for k in "ACDEF")
-    assert all(cases[f"2c.{letter}"].hint == STATEMENT_HINTS[letter] for letter in "abcdef")
-    assert "untrusted server" in cases["2b.read_only_untrusted"].hint and "untrusted server" not in cases["2b.empty_dict"].hint
-    assert cases["3b.attack"].hint != cases["3b.notes_to_colleague"].hint and cases["3b.attack"].show_detail
-    assert "seed" not in cases["1a.search_web"].label
+    hints = {i: c.hint.english() for i, c in cases.items()}
+    assert "untrusted server" in hints["2a.B"]
+    assert all("untrusted server" not in hints[f"2a.{k}"] for k in "ACDEF")
+    assert all(hints[f"2c.{letter}"] == STATEMENT_HINTS[letter] for letter in "abcdef")
+    assert "untrusted server" in hints["2b.read_only_untrusted"] and "untrusted server" not in hints["2b.empty_dict"]
+    assert hints["3b.attack"] != hints["3b.notes_to_colleague"] and cases["3b.attack"].show_detail
+    assert "seed" not in cases["1a.search_web"].label.english()
     assert not any(c.show_detail for c in exercises[EX1].cases + exercises[EX2].cases)  # their details name expected answers
 
 

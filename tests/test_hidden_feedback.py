@@ -14,7 +14,7 @@ def test_an_idempotent_write_predicted_allow_is_told_idempotent_is_not_read_only
     problem = case.judge(["allow", "treat as untrusted"])
     assert isinstance(problem, tuple)
     message, hint = problem
-    assert "expected confirm / treat as untrusted" in message
+    assert "expected confirm / treat as untrusted" in message.english()
     assert "idempotent is not read-only" in hint and "defaults" not in hint
 
 
@@ -25,7 +25,7 @@ def test_a_prediction_written_with_the_decision_values_is_judged_like_its_text()
     untrusted = {"__enum__": "PostCall", "value": "treat as untrusted"}
     assert case.judge([confirm, untrusted]) is None
     assert case.judge(["confirm", "treat as untrusted"]) is None
-    assert case.judge([untrusted, confirm]) == "not a (before, after) pair of decisions"
+    assert case.judge([untrusted, confirm]).english() == "not a (before, after) pair of decisions"
 
 
 def test_a_missed_untrusted_rule_is_told_the_trust_rule():

@@ -135,7 +135,7 @@ def test_no_module_outside_grading_holds_hidden_cases():
              "mcp__file-ops__set_value"], "deny": ["mcp__file-ops__delete_file"]}
     visible = {o.label for o in PARTS["2d"].run(right)}
     hidden = [c for c in load_exercises()["02_predict_the_client"].cases if c.id.startswith("2d.")]
-    hidden_only = {c.label.split(": ", 1)[1] for c in hidden} - visible
+    hidden_only = {c.label.english().split(": ", 1)[1] for c in hidden} - visible
     assert len(hidden_only) >= 4 and len(visible) >= 4
     outside = {p: p.read_text() for p in _all_modules() if not _inside(_module_name(p), GRADING)}
     for label in hidden_only:

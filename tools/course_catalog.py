@@ -4,8 +4,9 @@ Usage:
     python tools/course_catalog.py            # extract, merge into the .po, compile the .mo
     python tools/course_catalog.py --check    # exit 1 if the .po or the shipped .mo is not current
 
-The messages are the strings marked ``_("...")``, ``N_("...")`` or ``ngettext(...)`` in
-``course_lib/`` and ``course_tools/grading/`` (Babel's Python extractor). Their translations
+The messages are the strings marked ``_("...")``, ``N_("...")``, ``ngettext(...)`` or
+``Message.counted(singular, plural, n)`` in ``course_lib/`` and ``course_tools/grading/`` (Babel's
+Python extractor). Their translations
 live in ``locales/zh_CN/LC_MESSAGES/course_lib.po``: a changed English string becomes fuzzy
 there until a translator reviews it. The compiled ``course_lib/locale/zh_CN/LC_MESSAGES/
 course_lib.mo`` is package data, so the runtime reads it with the standard library's gettext.
@@ -31,7 +32,7 @@ DOMAIN = "course_lib"
 SOURCES = ("course_lib", "course_tools/grading")
 PO = ROOT / "locales" / LANGUAGE / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO = ROOT / "course_lib" / "locale" / LANGUAGE / "LC_MESSAGES" / f"{DOMAIN}.mo"
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "counted": (1, 2)}
 # A fixed date in the header: regenerating an unchanged catalog changes no byte.
 _FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 

@@ -17,6 +17,7 @@ from ..annotations import HINTS, NOT_MEANINGFUL
 from ..i18n import N_
 from ..decisions import Trust
 from ..legs import Leg
+from ..message import Message
 from ..rule_judges import (
     FILE_OPS,
     LATER,
@@ -127,44 +128,60 @@ STATEMENT_HINTS = {
 RULE_CASES: tuple[RuleCase, ...] = (
     RuleCase(
         "reads",
-        N_("reads run without asking in every mode"),
+        Message(N_("reads run without asking in every mode")),
         everywhere("file-ops", "read_file", ran, FILE_OPS),
-        N_(
-            "an allow rule for mcp__file-ops__read_file runs it without asking in every mode, "
-            "dontAsk included"
+        Message(
+            N_(
+                "an allow rule for mcp__file-ops__read_file runs it without asking in every "
+                "mode, dontAsk included"
+            )
         ),
     ),
     RuleCase(
         "writes",
-        N_("writes ask in every mode (dontAsk refuses them)"),
+        Message(N_("writes ask in every mode (dontAsk refuses them)")),
         all_of([everywhere("file-ops", t, asked, FILE_OPS) for t in ("append_text", "set_value")]),
-        N_(
-            "without a rule, bypassPermissions runs a write silently and plan mode may too; an ask "
-            "rule for each write tool asks in every mode (ask beats allow, so a server-wide allow "
-            "does not undo it)"
+        Message(
+            N_(
+                "without a rule, bypassPermissions runs a write silently and plan mode may too; "
+                "an ask rule for each write tool asks in every mode (ask beats allow, so a "
+                "server-wide allow does not undo it)"
+            )
         ),
     ),
     RuleCase(
         "deletes",
-        N_("deletes are hidden from the model in every mode"),
+        Message(N_("deletes are hidden from the model in every mode")),
         everywhere("file-ops", "delete_file", hidden, FILE_OPS),
-        N_("a deny rule hides delete_file from the model in every mode; deny beats ask and allow"),
+        Message(
+            N_(
+                "a deny rule hides delete_file from the model in every mode; deny beats ask and "
+                "allow"
+            )
+        ),
     ),
     RuleCase(
         "scope",
-        N_("no rule covers another server's tools"),
+        Message(N_("no rule covers another server's tools")),
         stays_on("file-ops", OTHER_TOOLS),
-        N_(
-            "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
-            "never name another server"
+        Message(
+            N_(
+                "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
+                "never name another server"
+            )
         ),
     ),
     RuleCase(
         "later",
-        "a tool the server adds later does not run silently",
+        Message(N_("a tool the server adds later does not run silently")),
         never_silent("file-ops", LATER),
-        "a server-wide allow (mcp__file-ops or mcp__file-ops__*) also covers every tool the "
-        "server adds tomorrow, which then runs without a question: allow each read by name",
+        Message(
+            N_(
+                "a server-wide allow (mcp__file-ops or mcp__file-ops__*) also covers every tool "
+                "the server adds tomorrow, which then runs without a question: allow each read "
+                "by name"
+            )
+        ),
     ),
 )
 """Part 2d: what the rules must do for the file-ops server as it declares its tools (the visible

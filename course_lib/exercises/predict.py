@@ -192,9 +192,9 @@ def _check_2d(answer: Any) -> list[Mark]:
     outcomes = []
     for case in RULE_CASES:
         problem = case.judge(rules)
-        label = _(case.label)
+        label = case.label.text()
         outcomes.append(
-            passed(label) if problem is None else failed(label, _(problem), _(case.hint))
+            passed(label) if problem is None else failed(label, _(problem), case.hint.text())
         )
     return outcomes
 

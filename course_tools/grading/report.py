@@ -202,20 +202,20 @@ def feedback_language(results: Sequence[ExerciseResult]) -> str:
 def _case_line(case: CaseResult) -> str:
     mark = _MARK.get(case.status, "✗")
     text = _("{label} ({points}/{max})").format(
-        label=_(case.label), points=_points(case.points), max=_points(case.max_points)
+        label=case.label.text(), points=_points(case.points), max=_points(case.max_points)
     )
     detail = ""
     if case.status in _UNANSWERED:
         detail = _(_UNANSWERED[case.status])
     elif case.status == "failed":
-        detail = _(case.feedback) if case.feedback else ""
+        detail = case.feedback.text() if case.feedback else ""
     elif case.status != "passed":
         detail = _(case.status)
     if detail:
         text = _("{case}: {detail}").format(case=text, detail=detail)
     if case.status in _ATTEMPTED_WRONG and case.hint:
         # TRANSLATORS: not 提示 (the course's word for annotation hints): 小贴士.
-        text += _(". Hint: {hint}").format(hint=_(case.hint))
+        text += _(". Hint: {hint}").format(hint=case.hint.text())
     return f"- {mark} {inline(text)}"
 
 

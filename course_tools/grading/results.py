@@ -1,12 +1,21 @@
 """Result types of grading: limits, one case's and one exercise's result, and judging a probe.
 
+What a result shows the learner (a case's label, hint and the judge's message) stays a `Message`
+until the feedback is written in the student's language; the instructor's files (the results
+JSONL, the summary) hold it in English. (A rule the course says itself, from
+`course_lib.feedback` or `course_lib.replay`, is said once, in the student's language, as the
+judge runs.)
+
 Introduced in: docs/instructor.md
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
+
+from course_lib.i18n import N_
+from course_lib.message import Message, as_message
 
 from .cases import Case, Exercise
 
@@ -41,19 +50,35 @@ class Limits:
 
 @dataclass
 class CaseResult:
-    """How one hidden case went. `detail` is for the instructor; `hint` may be shown to learners."""
+    """How one hidden case went. `detail` is for the instructor, in English; `label`, `hint` and
+    `feedback` may be shown to learners, in their language.
+
+    A plain string given for those (a results JSONL read back) is a message without values.
+    """
 
     id: str
-    label: str
+    label: Message
     # passed, failed, not attempted, missing, error, timed out, no result, tampered, not run
     status: str
     points: float
     max_points: float
     detail: str = ""
-    hint: str = ""
-    feedback: str = (
-        ""  # what went wrong, for the learner: the judge's message when its case allows showing it
-    )
+    hint: Message | None = None
+    # what went wrong, for the learner: the judge's message when its case allows showing it
+    feedback: Message | None = None
+
+    def __post_init__(self) -> None:
+        self.label = as_message(self.label)
+        self.hint = as_message(self.hint) if self.hint else None
+        self.feedback = as_message(self.feedback) if self.feedback else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the results JSONL holds it: the learner's texts in English, "" where there is none."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("label", "hint", "feedback"):
+            said = plain[name]
+            plain[name] = said.english() if isinstance(said, Message) else ""
+        return plain
 
 
 @dataclass
@@ -76,7 +101,7 @@ class ExerciseResult:
     language: str = "en"  # the notebook's (metadata "language"): the feedback's language
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(replace(self, cases=[])), "cases": [c.as_dict() for c in self.cases]}
 
 
 def missing_result(
@@ -122,7 +147,7 @@ def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
             status="failed",
             points=0.0,
             detail=detail,
-            feedback="answer of an unexpected shape" if case.show_detail else "",
+            feedback=Message(N_("answer of an unexpected shape")) if case.show_detail else None,
             **base,
         )
     if problem is None:
@@ -130,9 +155,11 @@ def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
     if (
         isinstance(problem, tuple) and len(problem) == 2
     ):  # (message, the hint for this way of going wrong)
-        problem, base["hint"] = problem
-    shown = str(problem) if case.show_detail else ""
-    return CaseResult(status="failed", points=0.0, detail=str(problem), feedback=shown, **base)
+        problem, hint = problem
+        base["hint"] = as_message(hint)
+    said = as_message(problem)
+    shown = said if case.show_detail else None
+    return CaseResult(status="failed", points=0.0, detail=said.english(), feedback=shown, **base)
 
 
 def _has_todo(value: Any) -> bool:

@@ -99,24 +99,24 @@ def part_of(case_id: str) -> str:
 def _summary(exercise: Exercise, index: int, results: list[ExerciseResult]) -> CaseSummary:
     case = exercise.cases[index]
     by_kind: dict[AnswerKind, list[str]] = {o: [] for o in AnswerKind}
-    hints: Counter[str] = Counter()
+    hints: Counter[str] = Counter()  # in English, as the instructor reads them
     for result in results:
         answer: CaseResult | None = next((c for c in result.cases if c.id == case.id), None)
         kind = answer_kind(answer.status) if answer else AnswerKind.NOT_JUDGED
         by_kind[kind].append(result.student)
         if answer and kind is AnswerKind.WRONG and answer.hint:
-            hints[answer.hint] += 1
+            hints[answer.hint.english()] += 1
     return CaseSummary(
         exercise=exercise.id,
         part=part_of(case.id),
         case=case.id,
-        label=case.label,
+        label=case.label.english(),
         points=case.points,
         handed_in=len(results),
         wrong=tuple(by_kind[AnswerKind.WRONG]),
         blank=tuple(by_kind[AnswerKind.BLANK]),
         not_judged=tuple(by_kind[AnswerKind.NOT_JUDGED]),
-        hint=hints.most_common(1)[0][0] if hints else case.hint,
+        hint=hints.most_common(1)[0][0] if hints else case.hint.english() if case.hint else "",
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from course_lib.annotations import HINTS, effective
 from course_lib.exercises.content import EXPECTED_HINTS
 from course_lib.i18n import N_
+from course_lib.message import Message
 
 from ..cases import Case, Exercise
 from ._common import annotations_value, canonical_names, wire_call
@@ -56,12 +57,19 @@ HINTS_BY_TOOL = {
 def _tool_judge(tool: str):
     expected = EXPECTED_HINTS[tool]
 
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> Message | None:
         got = effective(annotations_value(value)).as_wire()
-        wrong = [
-            f"{h}: expected {expected[h]}, got {got[h]}" for h in HINTS if got[h] != expected[h]
-        ]
-        return "; ".join(wrong) or None
+        wrong = tuple(
+            Message(
+                N_("{hint}: expected {expected}, got {got}"),
+                hint=h,
+                expected=str(expected[h]),
+                got=str(got[h]),
+            )
+            for h in HINTS
+            if got[h] != expected[h]
+        )
+        return Message.listing(wrong) if wrong else None
 
     return judge
 
@@ -69,15 +77,15 @@ def _tool_judge(tool: str):
 # Part 1b: which tools' output must the host treat as untrusted? Inputs stay here.
 UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
     "open_and_closed": (
-        "a closed and an open read-only tool",
+        N_("a closed and an open read-only tool"),
         {
             "search_web": {"readOnlyHint": True, "openWorldHint": True},
             "query_incidents": {"readOnlyHint": True, "openWorldHint": False},
         },
     ),
-    "open_world_absent": ("openWorldHint left absent", {"fetch_page": {"readOnlyHint": True}}),
+    "open_world_absent": (N_("openWorldHint left absent"), {"fetch_page": {"readOnlyHint": True}}),
     "no_annotations": (
-        "a tool with no annotations at all",
+        N_("a tool with no annotations at all"),
         {
             "mystery_tool": None,
             "append_incident_note": {
@@ -88,7 +96,7 @@ UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "open_world_write": (
-        "an open-world write next to a closed write",
+        N_("an open-world write next to a closed write"),
         {
             "post_status_update": {
                 "readOnlyHint": False,
@@ -98,16 +106,22 @@ UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
             "set_oncall": {"idempotentHint": True, "openWorldHint": False},
         },
     ),
-    "no_tools": ("no tools at all", {}),
+    "no_tools": (N_("no tools at all"), {}),
 }
 
 
 def _untrusted_judge(tools: dict[str, Any]):
     expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> Message | None:
         got = canonical_names(value)
-        return None if got == expected else f"expected {sorted(expected)}, got {sorted(got)}"
+        if got == expected:
+            return None
+        return Message(
+            N_("expected {expected}, got {got}"),
+            expected=str(sorted(expected)),
+            got=str(sorted(got)),
+        )
 
     return judge
 
@@ -120,23 +134,25 @@ def _untrusted_expr(tools: dict[str, Any]) -> str:
 CASES = [
     Case(
         id=f"1a.{tool}",
-        label=LABELS[tool],
+        label=Message(LABELS[tool]),
         target="ANNOTATIONS",
         expr=f"ANNOTATIONS[{tool!r}]",
         judge=_tool_judge(tool),
         points=1.0,
-        hint=HINTS_BY_TOOL[tool],
+        hint=Message(HINTS_BY_TOOL[tool]),
     )
     for tool in EXPECTED_HINTS
 ] + [
     Case(
         id=f"1b.{key}",
-        label=f"untrusted_outputs: {label}",
+        label=Message(N_("untrusted_outputs: {label}"), label=Message(label)),
         target="untrusted_outputs",
         expr=_untrusted_expr(tools),
         judge=_untrusted_judge(tools),
         points=0.8,
-        hint=N_("output is untrusted when the effective openWorldHint is true; absent means true"),
+        hint=Message(
+            N_("output is untrusted when the effective openWorldHint is true; absent means true")
+        ),
     )
     for key, (label, tools) in UNTRUSTED_INPUTS.items()
 ]

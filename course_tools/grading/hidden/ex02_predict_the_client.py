@@ -14,6 +14,7 @@ from course_lib.exercises.content import (
 )
 from course_lib.feedback import decision_hint, reference_pair
 from course_lib.i18n import N_
+from course_lib.message import Message
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
     LATER,
@@ -31,13 +32,20 @@ from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
 
 
-def _case_hint(trusted: bool) -> str:
+def _case_hint(trusted: bool) -> Message:
     """The hint shown when there is no answer to diagnose (missing, timed out): the case's rule."""
     if not trusted:
-        return "an untrusted server's hints are ignored: judge the tool as if it had no annotations"
-    return (
-        "a trusted server's hints count: apply the defaults to absent hints, then decide by "
-        "profile before the call and by openWorld after it"
+        return Message(
+            N_(
+                "an untrusted server's hints are ignored: judge the tool as if it had no "
+                "annotations"
+            )
+        )
+    return Message(
+        N_(
+            "a trusted server's hints count: apply the defaults to absent hints, then decide by "
+            "profile before the call and by openWorld after it"
+        )
     )
 
 
@@ -45,21 +53,29 @@ def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     """Judge a (before, after) pair; on a mistake, the hint names the rule that answer broke."""
     expected = reference_pair(hints, trusted)
 
-    def judge(value: Any) -> tuple[str, str] | str | None:
+    def judge(value: Any) -> tuple[Message, str] | Message | None:
         got = decision_pair(value)
         if got is None:
-            return "not a (before, after) pair of decisions"
+            return Message(N_("not a (before, after) pair of decisions"))
         if got == expected:
             return None
-        shown = f"expected {expected[0]} / {expected[1]}, got {got[0]} / {got[1]}"
-        return shown, decision_hint(hints, trusted, got)
+        shown = Message(
+            N_("expected {before} / {after}, got {got_before} / {got_after}"),
+            before=str(expected[0]),
+            after=str(expected[1]),
+            got_before=str(got[0]),
+            got_after=str(got[1]),
+        )
+        return shown, decision_hint(hints, trusted, got)  # the hint: in the student's language
 
     return judge
 
 
-def _scenario_label(key: str) -> str:
+def _scenario_label(key: str) -> Message:
     tool, _hints, trust = PREDICT_SCENARIOS[key]
-    return f"scenario {key}: {tool}, {trust} server"
+    if trust is Trust.TRUSTED:
+        return Message(N_("scenario {key}: {tool}, trusted server"), key=key, tool=tool)
+    return Message(N_("scenario {key}: {tool}, untrusted server"), key=key, tool=tool)
 
 
 def _scenario_judge(key: str):
@@ -69,17 +85,17 @@ def _scenario_judge(key: str):
 
 # Part 2b's hidden inputs: (id, label, declared hints or None, trusted?)
 PREDICT_INPUTS = [
-    ("empty_dict", "every hint absent, trusted server", {}, True),
-    ("no_annotations", "no annotations at all, trusted server", None, True),
+    ("empty_dict", N_("every hint absent, trusted server"), {}, True),
+    ("no_annotations", N_("no annotations at all, trusted server"), None, True),
     (
         "read_only_destructive",
-        "read-only that also says destructive, trusted server",
+        N_("read-only that also says destructive, trusted server"),
         {"readOnlyHint": True, "destructiveHint": True},
         True,
     ),
     (
         "additive_closed",
-        "additive closed-world write, trusted server",
+        N_("additive closed-world write, trusted server"),
         {
             "readOnlyHint": False,
             "destructiveHint": False,
@@ -90,7 +106,7 @@ PREDICT_INPUTS = [
     ),
     (
         "destructive_idempotent",
-        "destructive and idempotent, trusted server",
+        N_("destructive and idempotent, trusted server"),
         {
             "readOnlyHint": False,
             "destructiveHint": True,
@@ -101,7 +117,7 @@ PREDICT_INPUTS = [
     ),
     (
         "idempotent_open",
-        "idempotent open-world write, trusted server",
+        N_("idempotent open-world write, trusted server"),
         {
             "readOnlyHint": False,
             "destructiveHint": False,
@@ -112,25 +128,25 @@ PREDICT_INPUTS = [
     ),
     (
         "read_only_untrusted",
-        "read-only closed-world tool, untrusted server",
+        N_("read-only closed-world tool, untrusted server"),
         {"readOnlyHint": True, "openWorldHint": False},
         False,
     ),
     (
         "additive_untrusted",
-        "additive write, untrusted server",
+        N_("additive write, untrusted server"),
         {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
         False,
     ),
     (
         "only_not_destructive",
-        "only destructiveHint false declared, trusted server",
+        N_("only destructiveHint false declared, trusted server"),
         {"destructiveHint": False},
         True,
     ),
     (
         "read_only_idempotent",
-        "read-only with idempotentHint, trusted server",
+        N_("read-only with idempotentHint, trusted server"),
         {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
         True,
     ),
@@ -144,19 +160,21 @@ def _predict_judge(hints: dict[str, Any] | None, trusted: bool):
 def _statement_judge(letter: str):
     is_true = letter in TRUE_STATEMENTS
 
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> Message | None:
         if isinstance(value, dict) and set(value) == {"__set__"}:
             value = value["__set__"]
         if not isinstance(value, list):
-            return "not a set of letters"
+            return Message(N_("not a set of letters"))
         chosen = {plain_string(v) for v in value}
         if None in chosen:
-            return "not a set of letters"
+            return Message(N_("not a set of letters"))
         if not chosen:
-            return "no statement chosen"
+            return Message(N_("no statement chosen"))
         if (letter in chosen) == is_true:
             return None
-        return f"statement {letter} is {'true' if is_true else 'false'}"
+        if is_true:
+            return Message(N_("statement {letter} is true"), letter=letter)
+        return Message(N_("statement {letter} is false"), letter=letter)
 
     return judge
 
@@ -177,7 +195,7 @@ CASES = (
     + [
         Case(
             id=f"2b.{case_id}",
-            label=f"predict: {label}",
+            label=Message(N_("predict: {label}"), label=Message(label)),
             target="predict",
             expr=f"predict({hints!r}, {trusted!r})",
             judge=_predict_judge(hints, trusted),
@@ -189,12 +207,12 @@ CASES = (
     + [
         Case(
             id=f"2c.{letter}",
-            label=f"statement {letter}",
+            label=Message(N_("statement {letter}"), letter=letter),
             target="TRUE_STATEMENTS",
             expr="TRUE_STATEMENTS",
             judge=_statement_judge(letter),
             points=0.5,
-            hint=STATEMENT_HINTS[letter],
+            hint=Message(STATEMENT_HINTS[letter]),
         )
         for letter in STATEMENT_HINTS
     ]
@@ -221,22 +239,26 @@ def _all_three(claims: dict[str, Any], version: str) -> Any:
             everywhere(SERVER, "delete_file", hidden, claims, version),
             _writes(claims, version),
         ],
-        f"on Claude Code {version}: ",
+        f"on Claude Code {version}: ",  # the instructor's detail only: never shown
     )
 
 
 _HINT = {case.id: case.hint for case in RULE_CASES}
 RULE_CASES_HIDDEN = (
     *RULE_CASES,  # the five the exercise shows, then the grader's own
-    RuleCase("later_older", f"... nor on Claude Code {OLDER}",
+    RuleCase("later_older", Message(N_("... nor on Claude Code {version}"), version=OLDER),
              never_silent(SERVER, LATER, OLDER), _HINT["later"]),
-    RuleCase("lying_writes", "writes still ask when the server declares them read-only",
+    RuleCase("lying_writes",
+             Message(N_("writes still ask when the server declares them read-only")),
              _writes(LYING), _HINT["writes"]),
-    RuleCase("lying_delete", "deletes stay hidden when the server declares them read-only",
+    RuleCase("lying_delete",
+             Message(N_("deletes stay hidden when the server declares them read-only")),
              everywhere(SERVER, "delete_file", hidden, LYING), _HINT["deletes"]),
-    RuleCase("older_version", f"the rules work the same on Claude Code {OLDER}",
+    RuleCase("older_version",
+             Message(N_("the rules work the same on Claude Code {version}"), version=OLDER),
              _all_three(HONEST, OLDER), _HINT["writes"]),
-    RuleCase("older_version_lying", "... and there, for a server that lies about its hints",
+    RuleCase("older_version_lying",
+             Message(N_("... and there, for a server that lies about its hints")),
              _all_three(LYING, OLDER), _HINT["writes"]),
 )  # fmt: skip
 
@@ -255,7 +277,7 @@ def _rules_judge(case: RuleCase):
 CASES += [
     Case(
         id=f"2d.{case.id}",
-        label=f"rules: {case.label}",
+        label=Message(N_("rules: {label}"), label=case.label),
         target="RULES",
         expr="RULES",
         judge=_rules_judge(case),
@@ -274,20 +296,25 @@ FATES = {
     "tag_release": {"Codex exec": "RAN", "Copilot prompt": "ASK-H", "Claude Code plan": "ASK"},
 }
 _FATE_HINTS = {
-    "Codex exec": "Codex: readOnlyHint true, or destructiveHint and openWorldHint both declared "
-    "false, runs unasked; anything else needs approval that exec cannot ask for",
-    "Copilot prompt": "Copilot reads readOnlyHint alone",
-    "Claude Code plan": "plan mode sends a readOnlyHint: true call to its classifier and asks "
-    "about the rest",
+    "Codex exec": N_(
+        "Codex: readOnlyHint true, or destructiveHint and openWorldHint both declared "
+        "false, runs unasked; anything else needs approval that exec cannot ask for"
+    ),
+    "Copilot prompt": N_("Copilot reads readOnlyHint alone"),
+    "Claude Code plan": N_(
+        "plan mode sends a readOnlyHint: true call to its classifier and asks about the rest"
+    ),
 }
 
 
 def _fate_judge(tool: str, client: str):
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> Message | None:
         row = value.get(tool) if isinstance(value, dict) else None
         got = row.get(client) if isinstance(row, dict) else None
         word = got.strip().upper() if isinstance(got, str) else got
-        return None if word == FATES[tool][client] else f"{tool} in {client}: not {got!r}"
+        if word == FATES[tool][client]:
+            return None
+        return Message(N_("{tool} in {client}: not {got}"), tool=tool, client=client, got=repr(got))
 
     return judge
 
@@ -295,12 +322,12 @@ def _fate_judge(tool: str, client: str):
 CASES += [
     Case(
         id=f"2e.{tool}.{client.split()[0].lower()}",
-        label=f"{tool} in {client}",
+        label=Message(N_("{tool} in {client}"), tool=tool, client=client),
         target="FATES",
         expr="FATES",
         judge=_fate_judge(tool, client),
         points=1 / 3,
-        hint=_FATE_HINTS[client],
+        hint=Message(_FATE_HINTS[client]),
     )
     for tool in FATES
     for client in FATES[tool]

@@ -8,6 +8,7 @@ from course_lib.audit import SideEffect, check_behaviour
 from course_lib.exercises.content import HONEST_TOOLS, LIAR
 from course_lib.feedback import contradiction_hint
 from course_lib.i18n import N_
+from course_lib.message import Message
 
 from ..cases import Case, Exercise
 from ._common import canonical_names
@@ -16,73 +17,73 @@ from ._common import canonical_names
 CONTRADICTION_INPUTS = [
     (
         "ro_nothing",
-        "read-only tool that changed nothing",
+        N_("read-only tool that changed nothing"),
         {"readOnlyHint": True, "openWorldHint": False},
         [],
     ),
     (
         "ro_created",
-        "read-only tool that created a file",
+        N_("read-only tool that created a file"),
         {"readOnlyHint": True},
         [("created", "cache/index.json", False)],
     ),
     (
         "ro_rows_added",
-        "read-only tool that added table rows",
+        N_("read-only tool that added table rows"),
         {"readOnlyHint": True, "openWorldHint": False},
         [("db-write", "ops.db:audit", False)],
     ),
     (
         "additive_grew",
-        "additive tool that appended to a file",
+        N_("additive tool that appended to a file"),
         {"readOnlyHint": False, "destructiveHint": False},
         [("modified", "notes.txt", False)],
     ),
     (
         "additive_deleted",
-        "additive tool that deleted a file",
+        N_("additive tool that deleted a file"),
         {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
         [("created", "a.txt", False), ("deleted", "b.txt", True)],
     ),
     (
         "additive_rows_removed",
-        "additive tool that removed table rows",
+        N_("additive tool that removed table rows"),
         {"readOnlyHint": False, "destructiveHint": False},
         [("db-write", "ops.db:incidents", True)],
     ),
     (
         "destructive_deleted",
-        "destructive tool that deleted a file",
+        N_("destructive tool that deleted a file"),
         {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
         [("deleted", "logs/app.log.1", True)],
     ),
     (
         "unannotated_deleted",
-        "tool without annotations that deleted a file",
+        N_("tool without annotations that deleted a file"),
         None,
         [("deleted", "logs/app.log.2", True)],
     ),
     (
         "only_not_destructive",
-        "only destructiveHint false declared, a file shrank",
+        N_("only destructiveHint false declared, a file shrank"),
         {"destructiveHint": False},
         [("modified", "report.txt", True)],
     ),
     (
         "additive_overwrote",
-        "additive tool that overwrote a file in place",
+        N_("additive tool that overwrote a file in place"),
         {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
         [("modified", "config/limits.yaml", True)],
     ),
     (
         "ro_grew",
-        "read-only tool that appended to a log",
+        N_("read-only tool that appended to a log"),
         {"readOnlyHint": True, "openWorldHint": False},
         [("modified", "logs/access.log", False)],
     ),
     (
         "additive_created",
-        "additive tool that created a file and a table",
+        N_("additive tool that created a file and a table"),
         {"readOnlyHint": False, "destructiveHint": False},
         [("created", "new.txt", False), ("db-write", "ops.db:notes", False)],
     ),
@@ -99,48 +100,64 @@ def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, 
         check_behaviour(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects]) is not None
     )
 
-    def judge(value: Any) -> tuple[str, str] | str | None:
+    def judge(value: Any) -> tuple[Message, str] | Message | None:
         if value is not None and not (isinstance(value, str) and value.strip()):
-            return "returned neither None nor a sentence"
+            return Message(N_("returned neither None nor a sentence"))
         found = value is not None
         if found == expected:
             return None
-        return ("missed a lie" if expected else "false alarm"), contradiction_hint(hints, expected)
+        said = Message(N_("missed a lie")) if expected else Message(N_("false alarm"))
+        return said, contradiction_hint(hints, expected)  # the hint: in the student's language
 
     return judge
 
 
-def _liar_caught(value: Any) -> str | None:
-    return None if LIAR in canonical_names(value) else "the lying tool is not in LIARS"
+def _liar_caught(value: Any) -> Message | None:
+    if LIAR in canonical_names(value):
+        return None
+    return Message(N_("the lying tool is not in LIARS"))
 
 
-def _no_false_alarm(value: Any) -> str | None:
+def _no_false_alarm(value: Any) -> Message | None:
     names = canonical_names(value)
     if not names:
-        return "LIARS is empty"
+        return Message(N_("LIARS is empty"))
     wrong = names - {LIAR}
     if not wrong:
         return None
     # Shown to the learner: only the session's own tool names, never the answer's other text.
-    named = sorted(wrong & HONEST_TOOLS)
-    others = len(wrong) - len(named)
-    message = f"false alarms: {named}" if named else "false alarms"
-    if others:
-        message += f" and {others} name{'s' if others > 1 else ''} that no tool of the session has"
-    return message
+    honest = sorted(wrong & HONEST_TOOLS)
+    others = len(wrong) - len(honest)
+    named = str(honest)
+    if not others:
+        return Message(N_("false alarms: {named}"), named=named)
+    if not honest:
+        return Message.counted(
+            "false alarms and {n} name that no tool of the session has",
+            "false alarms and {n} names that no tool of the session has",
+            others,
+        )
+    return Message.counted(
+        "false alarms: {named} and {n} name that no tool of the session has",
+        "false alarms: {named} and {n} names that no tool of the session has",
+        others,
+        named=named,
+    )
 
 
 CASES = [
     Case(
         id=f"4a.{case_id}",
-        label=f"contradiction: {label}",
+        label=Message(N_("contradiction: {label}"), label=Message(label)),
         target="contradiction",
         expr=f"contradiction({hints!r}, {_effects_source(effects)})",
         judge=_contradiction_judge(hints, effects),
         points=0.5,
-        hint=(
-            "only a declared promise can be broken: read-only promises no change, additive "
-            "promises no removal or overwrite"
+        hint=Message(
+            N_(
+                "only a declared promise can be broken: read-only promises no change, additive "
+                "promises no removal or overwrite"
+            )
         ),
         show_detail=True,  # "missed a lie" or "false alarm": names no input
     )
@@ -148,22 +165,22 @@ CASES = [
 ] + [
     Case(
         "4b.liar_caught",
-        "the lying tool is caught",
+        Message(N_("the lying tool is caught")),
         "LIARS",
         "LIARS",
         _liar_caught,
         2.0,
-        "a tool that deletes while declaring read-only",
+        Message(N_("a tool that deletes while declaring read-only")),
         show_detail=True,
     ),
     Case(
         "4b.no_false_alarm",
-        "no honest tool is accused",
+        Message(N_("no honest tool is accused")),
         "LIARS",
         "LIARS",
         _no_false_alarm,
         2.0,
-        "appending, setting and declared deletes break no promise",
+        Message(N_("appending, setting and declared deletes break no promise")),
         show_detail=True,
     ),
 ]

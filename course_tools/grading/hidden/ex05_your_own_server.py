@@ -18,6 +18,7 @@ from course_lib.audit import SideEffect
 from course_lib.exercises.content import MIN_OWN_TOOLS
 from course_lib.i18n import N_
 from course_lib.lint import check_annotations
+from course_lib.message import Message
 from course_lib.observation import ToolRun, behaviour_problems
 
 from ..cases import Case, Exercise
@@ -66,45 +67,67 @@ def _runs(value: Any) -> list[ToolRun]:
     return runs
 
 
-def _two_tools(value: Any) -> str | None:
+NO_TOOLS = Message(N_("the server has no tools"))
+
+
+def _two_tools(value: Any) -> Message | None:
     count = len(_runs(value))
-    return None if count >= MIN_OWN_TOOLS else f"the server has {count} tool(s), not two or three"
+    if count >= MIN_OWN_TOOLS:
+        return None
+    return Message.counted(
+        "the server has {n} tool, not two or three",
+        "the server has {n} tools, not two or three",
+        count,
+    )
 
 
-def _annotated(value: Any) -> str | None:
+def _annotated(value: Any) -> Message | None:
     runs = _runs(value)
     if not runs:
-        return N_("the server has no tools")
+        return NO_TOOLS
     bare = [r.tool for r in runs if r.annotations is None]
-    return f"{len(bare)} tool(s) without annotations" if bare else None
+    if not bare:
+        return None
+    return Message.counted(
+        "{n} tool without annotations", "{n} tools without annotations", len(bare)
+    )
 
 
-def _no_findings(value: Any) -> str | None:
+def _no_findings(value: Any) -> Message | None:
     runs = _runs(value)
     if not runs:
-        return N_("the server has no tools")
+        return NO_TOOLS
     findings = [
-        f
-        for r in runs
-        for f in check_annotations({"name": r.tool, "annotations": r.annotations})
+        f for r in runs for f in check_annotations({"name": r.tool, "annotations": r.annotations})
     ]
     if any(r.annotations is None for r in runs):
-        return N_("a tool has no annotations")
-    return f"{len(findings)} finding(s) of inspect left" if findings else None
+        return Message(N_("a tool has no annotations"))
+    if not findings:
+        return None
+    return Message.counted(
+        "{n} finding of inspect left", "{n} findings of inspect left", len(findings)
+    )
 
 
 def _behaviour(field: str):
-    def judge(value: Any) -> str | None:
+    def judge(value: Any) -> Message | None:
         runs = _runs(value)
         if not runs:
-            return N_("the server has no tools")
+            return NO_TOOLS
         wrong = [
             problem
             for run in runs
             for at, problem, _ in behaviour_problems(run)
             if at in (field, "annotations", "example")
         ]
-        return f"{len(wrong)} tool(s): {field} disagrees with what it did" if wrong else None
+        if not wrong:
+            return None
+        return Message.counted(
+            "{n} tool: {field} disagrees with what it did",
+            "{n} tools: {field} disagrees with what it did",
+            len(wrong),
+            field=field,
+        )
 
     return judge
 
@@ -112,62 +135,62 @@ def _behaviour(field: str):
 CASES = [
     Case(
         "5a.two_tools",
-        N_("the server has two or three tools"),
+        Message(N_("the server has two or three tools")),
         "my_server",
         LIST_EXPR,
         _two_tools,
         1.0,
-        N_("write two or three tools, each under @server.tool(annotations=...)"),
+        Message(N_("write two or three tools, each under @server.tool(annotations=...)")),
         show_detail=True,
     ),
     Case(
         "5a.annotated",
-        N_("every tool is annotated"),
+        Message(N_("every tool is annotated")),
         "my_server",
         LIST_EXPR,
         _annotated,
         1.5,
-        N_("an unannotated tool gets the most cautious defaults and says nothing"),
+        Message(N_("an unannotated tool gets the most cautious defaults and says nothing")),
         show_detail=True,
     ),
     Case(
         "5a.no_findings",
-        N_("inspect finds nothing to fix"),
+        Message(N_("inspect finds nothing to fix")),
         "my_server",
         LIST_EXPR,
         _no_findings,
         1.5,
-        N_("run python -m course_lib inspect on your server and fix every finding"),
+        Message(N_("run python -m course_lib inspect on your server and fix every finding")),
         show_detail=True,
     ),
     Case(
         "5b.read_only",
-        N_("readOnlyHint matches what each tool changed"),
+        Message(N_("readOnlyHint matches what each tool changed")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("readOnlyHint"),
         1.5,
-        N_("a call that changes anything is not read-only; one that changes nothing is"),
+        Message(N_("a call that changes anything is not read-only; one that changes nothing is")),
         show_detail=True,
     ),
     Case(
         "5b.destructive",
-        N_("destructiveHint matches what each tool removed or overwrote"),
+        Message(N_("destructiveHint matches what each tool removed or overwrote")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("destructiveHint"),
         1.5,
-        N_("removing or overwriting data is destructive; only adding is not"),
+        Message(N_("removing or overwriting data is destructive; only adding is not")),
         show_detail=True,
     ),
     Case(
         "5b.idempotent",
-        N_("idempotentHint matches what a second identical call did"),
+        Message(N_("idempotentHint matches what a second identical call did")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("idempotentHint"),
         1.5,
-        N_("idempotent: the same call again changes nothing more"),
+        Message(N_("idempotent: the same call again changes nothing more")),
         show_detail=True,
     ),
 ]
@@ -175,12 +198,14 @@ CASES = [
 CASES.append(
     Case(
         "5b.open_world",
-        N_("openWorldHint matches whether each tool reached the network"),
+        Message(N_("openWorldHint matches whether each tool reached the network")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("openWorldHint"),
         1.5,
-        N_("a tool that reaches outside its folder is open-world; one that stays in it is not"),
+        Message(
+            N_("a tool that reaches outside its folder is open-world; one that stays in it is not")
+        ),
         show_detail=True,
     )
 )
