@@ -8,6 +8,10 @@ older ones (1.x Python SDK, most npm servers): the SDK's "auto" mode sends the 2
 `server/discover` request and falls back to the legacy `initialize` handshake when the
 server does not understand it.
 
+The text report is in the learner's language (``COURSE_LANG=zh_CN``: Chinese), what a server
+sent always shown as it sent it, escaped; ``--json`` keeps its English texts (data for scripts).
+The session's own status and caveats (`course_lib.trifecta`) are English in both.
+
 Exit status: as `EPILOG` below says (`--help` prints it).
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
@@ -22,15 +26,25 @@ import os
 import shlex
 import sys
 import textwrap
+import unicodedata
 from typing import Any
 
 import anyio
 from mcp.types import Tool
 
 from .annotations import HINTS, classify, declared, display_title, effective
-from .inspection import DEFAULT_TIMEOUT, MAX_TOOLS, ServerInspection, inspect_servers
+from .i18n import beside
+from .i18n import gettext_ as _
+from .i18n import ngettext_ as ngettext
+from .inspection import (
+    DEFAULT_TIMEOUT,
+    LEGACY_HANDSHAKE,
+    MAX_TOOLS,
+    ServerInspection,
+    inspect_servers,
+)
 from .legs import Leg
-from .lint import check_annotations
+from .lint import Finding, check_annotations
 from .safe_text import printable, truncated
 from .server_command import ServerCommand, env_assignments, parse_command, read_env_file
 from .server_process import orphans_killed
@@ -176,27 +190,42 @@ def _cell(raw: Any, eff: Any) -> str:
     return show[raw]
 
 
+def _columns(text: str) -> int:
+    """How many columns `text` takes on a terminal: a wide character (汉字) takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _padded(text: str, width: int) -> str:
+    return text + " " * (width - _columns(text))
+
+
 def tools_lines(tools: list[Tool]) -> list[str]:
     """Return a plain-text table: declared value, or "- → default" where a hint is absent."""
     if not tools:
-        return ["  (no tools)"]
-    header = ["tool", "title", *[h.removesuffix("Hint") for h in HINTS], "profile"]
+        return ["  " + _("(no tools)")]
+    header = [_("tool"), _("title"), *[h.removesuffix("Hint") for h in HINTS], _("profile")]
     rows = []
     for tool in tools[:MAX_ROWS]:
         raw, eff = declared(tool.annotations), effective(tool.annotations).as_wire()
         name, title = (
             printable(truncated(text, MAX_CELL)) for text in (tool.name, display_title(tool))
         )
-        rows.append(
-            [name, title, *[_cell(raw[h], eff[h]) for h in HINTS], str(classify(tool.annotations))]
-        )
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+        profile = beside(str(classify(tool.annotations)))  # 只读 (read-only) in Chinese
+        rows.append([name, title, *[_cell(raw[h], eff[h]) for h in HINTS], profile])
+    widths = [max(_columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
-        "  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-        for r in [header, *rows]
+        "  " + "  ".join(_padded(c, w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]
     ]
     if len(tools) > MAX_ROWS:
-        lines.append(f"  ... and {len(tools) - MAX_ROWS} more tools not shown (see --json)")
+        more = len(tools) - MAX_ROWS
+        lines.append(
+            "  "
+            + ngettext(
+                "... and {n} more tool not shown (see --json)",
+                "... and {n} more tools not shown (see --json)",
+                more,
+            ).format(n=more)
+        )
     return lines
 
 
@@ -221,57 +250,8 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
     servers = []
     for label, found in zip(labels, results):
         findings = found.malformed + [f for tool in found.tools for f in check_annotations(tool)]
-        servers.append(
-            {
-                "label": label,
-                "command": found.argv,
-                "env": found.env_names,
-                "ok": found.ok,
-                "error": found.error,
-                "server_info": {"name": found.name, "version": found.version} if found.ok else None,
-                "protocol": found.protocol,
-                "handshake": found.handshake,
-                "fallback": found.fallback,
-                "more_tools_not_read": found.more_tools,
-                "tools": [
-                    {
-                        "name": t.name,
-                        "title": display_title(t),
-                        "declared": declared(t.annotations),
-                        "effective": effective(t.annotations).as_wire(),
-                        "profile": str(classify(t.annotations)),
-                    }
-                    for t in found.tools
-                ],
-                "findings": [vars(f) for f in findings],
-            }
-        )
-        lines.append(f"== {label}: {found.command}")
-        if found.env_names:
-            values = "value" if len(found.env_names) == 1 else "values"
-            lines.append(f"  env: {', '.join(found.env_names)} ({values} not shown)")
-        if not found.ok:
-            lines += [f"  ERROR: {found.error}", ""]
-            continue
-        version = f" {found.version}" if found.version else ""
-        lines.append(
-            f"  server {found.name or '(unnamed)'}{version}; protocol {found.protocol} via "
-            f"{found.handshake}; {_count(found.tools, 'tool')}"
-        )
-        if found.fallback:
-            lines.append(f"  note: {found.fallback}")
-        if found.more_tools:
-            lines.append(
-                f"  note: the server lists more than {MAX_TOOLS} tools; only the first "
-                f"{MAX_TOOLS} were read"
-            )
-        lines += tools_lines(found.tools)
-        lines.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
-        for f in findings[:MAX_ROWS]:
-            lines += _wrapped(f"{f.tool}: [{f.severity}] {f.message}", "  - ")
-        if len(findings) > MAX_ROWS:
-            lines.append(f"  ... and {len(findings) - MAX_ROWS} more findings (see --json)")
-        lines.append("")
+        servers.append(_server_document(label, found, findings))
+        lines += _server_lines(label, found, findings)
     inspected = {label: found.tools for label, found in zip(labels, results) if found.ok}
     document: dict[str, Any] = {"servers": servers, "session": None}
     if inspected:
@@ -281,22 +261,110 @@ def report(results: list[ServerInspection]) -> tuple[dict[str, Any], list[str]]:
     return document, lines
 
 
+def _server_document(label: str, found: ServerInspection, findings: list[Finding]) -> dict:
+    """One server of the JSON document: its texts in English, as data."""
+    return {
+        "label": label,
+        "command": found.argv,
+        "env": found.env_names,
+        "ok": found.ok,
+        "error": found.error,
+        "server_info": {"name": found.name, "version": found.version} if found.ok else None,
+        "protocol": found.protocol,
+        "handshake": found.handshake,
+        "fallback": found.fallback.english() if found.fallback else None,
+        "more_tools_not_read": found.more_tools,
+        "tools": [
+            {
+                "name": t.name,
+                "title": display_title(t),
+                "declared": declared(t.annotations),
+                "effective": effective(t.annotations).as_wire(),
+                "profile": str(classify(t.annotations)),
+            }
+            for t in found.tools
+        ],
+        "findings": [f.as_dict() for f in findings],
+    }
+
+
+def _server_lines(label: str, found: ServerInspection, findings: list[Finding]) -> list[str]:
+    """One server in the text report, in the learner's language: what it is, tools, findings."""
+    lines = [f"== {label}: {found.command}"]
+    if found.env_names:
+        names = ", ".join(found.env_names)
+        count = len(found.env_names)
+        env = ngettext("env: {names} (value not shown)", "env: {names} (values not shown)", count)
+        lines.append("  " + env.format(names=names))
+    if not found.ok:
+        return [*lines, "  " + _("ERROR: {error}").format(error=found.error), ""]
+    count = len(found.tools)
+    lines.append(
+        "  "
+        + ngettext(
+            "server {name}{version}; protocol {protocol} via {handshake}; {n} tool",
+            "server {name}{version}; protocol {protocol} via {handshake}; {n} tools",
+            count,
+        ).format(
+            name=found.name or _("(unnamed)"),
+            version=f" {found.version}" if found.version else "",
+            protocol=found.protocol,
+            handshake=_(LEGACY_HANDSHAKE)
+            if found.handshake == LEGACY_HANDSHAKE
+            else found.handshake,
+            n=count,
+        )
+    )
+    if found.fallback:
+        lines.append("  " + _("note: {note}").format(note=found.fallback.text()))
+    if found.more_tools:
+        lines.append(
+            "  "
+            + _(
+                "note: the server lists more than {max} tools; only the first {max} were read"
+            ).format(max=MAX_TOOLS)
+        )
+    lines += tools_lines(found.tools)
+    shown = _("findings ({n}):").format(n=len(findings)) if findings else _("findings: none")
+    lines.append("  " + shown)
+    for f in findings[:MAX_ROWS]:
+        said = _("{tool}: {severity} {message}").format(
+            tool=f.tool, severity=f.shown_severity, message=f.message
+        )
+        lines += _wrapped(said, "  - ")
+    if len(findings) > MAX_ROWS:
+        more = len(findings) - MAX_ROWS
+        lines.append(
+            "  "
+            + ngettext(
+                "... and {n} more finding (see --json)",
+                "... and {n} more findings (see --json)",
+                more,
+            ).format(n=more)
+        )
+    lines.append("")
+    return lines
+
+
 def _session_lines(session: SessionReport, servers: int, skipped: int) -> list[str]:
     """The text report's last part: the session's trifecta status, legs and caveats."""
-    lines = [
-        f"== session: {servers} server{'' if servers == 1 else 's'}, "
-        f"{_count(session.tools, 'tool')}" + (f" ({skipped} not inspected)" if skipped else "")
-    ]
+    counted = {
+        "servers": ngettext("{n} server", "{n} servers", servers).format(n=servers),
+        "tools": ngettext("{n} tool", "{n} tools", len(session.tools)).format(n=len(session.tools)),
+    }
+    if skipped:
+        head = _("== session: {servers}, {tools} ({skipped} not inspected)")
+    else:
+        head = _("== session: {servers}, {tools}")
+    lines = [head.format(skipped=skipped, **counted)]
     lines += _wrapped(session.status, "  ")
     for leg in Leg:
         suppliers = [f"{s.tool} ({s.basis})" for s in session.supplies if s.leg is leg]
         if len(suppliers) > MAX_LISTED:
-            suppliers = [
-                *suppliers[:MAX_LISTED],
-                f"and {len(suppliers) - MAX_LISTED} more (see --json)",
-            ]
+            more = len(suppliers) - MAX_LISTED
+            suppliers = [*suppliers[:MAX_LISTED], _("and {n} more (see --json)").format(n=more)]
         lines.append(f"  {str(leg) + ':':24} {', '.join(suppliers) or '-'}")
-    lines.append("  what the hints cannot tell:")
+    lines.append("  " + _("what the hints cannot tell:"))
     for caveat in session.caveats:
         lines += _wrapped(caveat, "  - ")
     return lines

@@ -4,6 +4,8 @@ The engine behind `python -m course_lib inspect` (`inspect_cmd` parses the comma
 prints the report). Never raises for a misbehaving server: what went wrong is in the result.
 A tool the SDK cannot validate is read from the raw `tools/list` JSON (name, title,
 annotations) and reported as a "malformed" finding, so one bad tool never hides the others.
+Findings and the fallback note are `Message`s, said in the learner's language when printed;
+what a server sent (names, validation errors) is a value in them, escaped, never translated.
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
 """
@@ -27,7 +29,9 @@ from pydantic import ValidationError
 
 from .annotations import HINTS
 from .connection import ConnectError, connect
+from .i18n import N_
 from .lint import Finding
+from .message import Message
 from .safe_text import printable
 from .server_command import ServerCommand, redacted
 from .wire import WireLog
@@ -37,10 +41,11 @@ MAX_PAGES = 100  # tools/list pages read from one server
 MAX_CONCURRENT = 4  # servers started at the same time
 MAX_TOOLS = 1000  # tools read from one server; the rest are counted as not read
 MAX_NAME = 200  # characters kept of a tool's name, title and description, or a server's name
-FALLBACK_NOTE = (
+FALLBACK_NOTE = N_(
     "`{program}` closed the connection on `server/discover` (servers on mcp 1.9.3 and older "
     "crash on the 2026 request), so it was retried once with the legacy `initialize` handshake."
 )
+LEGACY_HANDSHAKE = N_("initialize (legacy handshake)")
 ENV_NOTE = (
     " If it needs a key or a setting from the environment, pass it with --env NAME=VALUE or "
     "--env-file FILE: a server gets only PATH, HOME and a few more variables unless you do."
@@ -62,7 +67,7 @@ class ServerInspection:
     version: str | None = None
     protocol: str | None = None
     error: str | None = None
-    fallback: str | None = None  # why the legacy handshake was retried, when it was
+    fallback: Message | None = None  # why the legacy handshake was retried, when it was
     more_tools: bool = False  # the server listed more than MAX_TOOLS tools
 
     @property
@@ -83,11 +88,7 @@ class ServerInspection:
     def handshake(self) -> str | None:
         if self.protocol is None:
             return None
-        return (
-            "server/discover"
-            if self.protocol in MODERN_PROTOCOL_VERSIONS
-            else "initialize (legacy handshake)"
-        )
+        return "server/discover" if self.protocol in MODERN_PROTOCOL_VERSIONS else LEGACY_HANDSHAKE
 
 
 def display_command(argv: list[str]) -> str:
@@ -134,18 +135,26 @@ def _lenient_tool(raw: Mapping[str, Any], error: ValidationError) -> tuple[Tool 
     shown = printable(name, limit=MAX_NAME) if isinstance(name, str) else "(no name)"
     field_name, what = _validation_summary(error)
     annotations: ToolAnnotations | None = None
-    read = "name, title and annotations"
+    said = Message(
+        N_(
+            "its tools/list entry does not validate ({what}); its name, title and annotations "
+            "were read from the raw JSON"
+        ),
+        what=what,
+    )
     if isinstance(raw.get("annotations"), Mapping):
         try:
             annotations = ToolAnnotations.model_validate(raw["annotations"], by_name=False)
         except ValidationError:
-            read = "name and title (its annotations do not validate either: defaults apply)"
-    finding = Finding(
-        shown,
-        "malformed",
-        field_name,
-        f"its tools/list entry does not validate ({what}); its {read} were read from the raw JSON",
-    )
+            said = Message(
+                N_(
+                    "its tools/list entry does not validate ({what}); its name and title (its "
+                    "annotations do not validate either: defaults apply) were read from the raw "
+                    "JSON"
+                ),
+                what=what,
+            )
+    finding = Finding(shown, "malformed", field_name, said)
     if not isinstance(name, str) or not name:
         return None, finding
     strings = {k: raw[k] for k in ("title", "description") if isinstance(raw.get(k), str)}
@@ -176,12 +185,14 @@ def tools_from_raw(page: Mapping[str, Any], version: str) -> tuple[list[Tool], l
     finding."""
     entries = page.get("tools")
     if not isinstance(entries, list):
-        return [], [Finding("(all)", "malformed", "tools", "the tools/list result has no list")]
+        said = Message(N_("the tools/list result has no list"))
+        return [], [Finding("(all)", "malformed", "tools", said)]
     tools: list[Tool] = []
     findings: list[Finding] = []
     for entry in entries[:MAX_TOOLS]:
         if not isinstance(entry, Mapping):
-            findings.append(Finding("(unnamed)", "malformed", "tool", "an entry is not an object"))
+            said = Message(N_("an entry is not an object"))
+            findings.append(Finding("(unnamed)", "malformed", "tool", said))
             continue
         try:
             tools.append(_validated(entry, version))
@@ -235,15 +246,16 @@ def loose_hints(entries: list[Any]) -> list[Finding]:
             value = annotations.get(hint)
             if value is not None and not isinstance(value, bool):
                 shown = printable(json.dumps(value), limit=40)
-                findings.append(
-                    Finding(
-                        printable(str(entry.get("name")), limit=MAX_NAME),
-                        "malformed",
-                        hint,
-                        f"{hint} is {shown} on the wire, not true or false: the SDK may turn it "
-                        "into a boolean, and a strict client ignores it",
-                    )
+                said = Message(
+                    N_(
+                        "{hint} is {value} on the wire, not true or false: the SDK may turn it "
+                        "into a boolean, and a strict client ignores it"
+                    ),
+                    hint=hint,
+                    value=shown,
                 )
+                name = printable(str(entry.get("name")), limit=MAX_NAME)
+                findings.append(Finding(name, "malformed", hint, said))
     return findings
 
 
@@ -298,7 +310,7 @@ async def inspect_server(
                 raise ConnectError(
                     f"{exc} A retry with the legacy `initialize` handshake failed too."
                 ) from None
-            found.fallback = FALLBACK_NOTE.format(program=found.program)
+            found.fallback = Message(FALLBACK_NOTE, program=found.program)
     except ConnectError as exc:  # did not start, not MCP, or timed out: already one paragraph
         found.error = str(exc)
         if exc.closed and _ENV_WORDS.search(exc.stderr):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -224,3 +225,38 @@ def test_bad_command_lines_exit_with_status_two(capsys, argv):
     status, _, err = inspect(capsys, *argv)
     assert status == EXIT_USAGE
     assert err.startswith("course_lib inspect: ")
+
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LINT_ENGLISH = ("sounds read-only", "declared read-only", "is ignored", "is absent", "findings", "protocol")
+
+
+def test_a_chinese_learner_reads_the_report_and_its_findings_in_chinese(tmp_path, capsys, monkeypatch):
+    args = legacy_server(tmp_path, "list_rooms", "read_config")
+    _, english, _ = inspect(capsys, *args)
+    assert not HAN.search(english)  # English unless COURSE_LANG says otherwise
+    monkeypatch.setenv("COURSE_LANG", "zh_CN")
+    status, out, _ = inspect(capsys, *args)
+    assert status == EXIT_OK
+    server = out.split("\n== ")[0]  # the session's status and caveats after it are English still
+    findings = [line for line in server.splitlines() if line.startswith("  - ")]
+    assert len(findings) == 3 and all(HAN.search(line) for line in findings), out
+    assert not [word for word in LINT_ENGLISH if word in server], out
+    assert "list_rooms：【未声明】'list_rooms'" in out  # the tool's name, as the server sent it
+    assert "read_config  true       true (n/a)" in out  # values stay values
+    assert "只读 (read-only)" in out  # a profile as the course's tables show it
+    # --json is data: the same English texts whatever the language
+    document = json.loads(inspect(capsys, "--json", *args)[1])
+    messages = [f["message"] for f in document["servers"][0]["findings"]]
+    assert "declared read-only and destructive at once" in messages
+
+
+def test_a_hostile_tool_name_stays_escaped_in_the_chinese_report(tmp_path, capsys, monkeypatch):
+    script = tmp_path / "hostile_names.py"
+    script.write_text(LEGACY_SERVER.replace('"name": "list_rooms"', '"name": "list_\\x1b[2J\\u202erooms"'))
+    monkeypatch.setenv("COURSE_LANG", "zh_CN")
+    status, out, _ = inspect(capsys, "--", PY, str(script))
+    assert status == EXIT_OK
+    assert "\x1b" not in out and "\u202e" not in out
+    (line,) = [line for line in out.splitlines() if "【未声明】" in line and "list_" in line and "readOnlyHint" in line]
+    assert "\\x1b[2J" in line and HAN.search(line)

@@ -52,7 +52,7 @@ def _check_5a(answer: Any) -> list[Mark]:
         marks += [
             failed(
                 run.tool,
-                f"[{f.severity}] {f.message}",
+                _("{severity} {message}").format(severity=f.shown_severity, message=f.message),
                 _("fix {field}").format(field=f.field),
             )
             for f in findings
