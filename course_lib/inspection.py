@@ -4,7 +4,7 @@ The engine behind `python -m course_lib inspect` (`inspect_cmd` parses the comma
 prints the report). Never raises for a misbehaving server: what went wrong is in the result.
 A tool the SDK cannot validate is read from the raw `tools/list` JSON (name, title,
 annotations) and reported as a "malformed" finding, so one bad tool never hides the others.
-Findings and the fallback note are `Message`s, said in the learner's language when printed;
+Findings and the fallback note are `Phrase`s, said in the learner's language when printed;
 what a server sent (names, validation errors) is a value in them, escaped, never translated.
 
 Introduced in: notebooks/04_lethal_trifecta.ipynb (guide: docs/inspect.md)
@@ -31,7 +31,7 @@ from .annotations import HINTS
 from .connection import ConnectError, connect
 from .i18n import N_
 from .lint import Finding
-from .message import Message
+from .phrase import Phrase
 from .safe_text import printable
 from .server_command import ServerCommand, redacted
 from .wire import WireLog
@@ -67,7 +67,7 @@ class ServerInspection:
     version: str | None = None
     protocol: str | None = None
     error: str | None = None
-    fallback: Message | None = None  # why the legacy handshake was retried, when it was
+    fallback: Phrase | None = None  # why the legacy handshake was retried, when it was
     more_tools: bool = False  # the server listed more than MAX_TOOLS tools
 
     @property
@@ -135,7 +135,7 @@ def _lenient_tool(raw: Mapping[str, Any], error: ValidationError) -> tuple[Tool 
     shown = printable(name, limit=MAX_NAME) if isinstance(name, str) else "(no name)"
     field_name, what = _validation_summary(error)
     annotations: ToolAnnotations | None = None
-    said = Message(
+    said = Phrase(
         N_(
             "its tools/list entry does not validate ({what}); its name, title and annotations "
             "were read from the raw JSON"
@@ -146,7 +146,7 @@ def _lenient_tool(raw: Mapping[str, Any], error: ValidationError) -> tuple[Tool 
         try:
             annotations = ToolAnnotations.model_validate(raw["annotations"], by_name=False)
         except ValidationError:
-            said = Message(
+            said = Phrase(
                 N_(
                     "its tools/list entry does not validate ({what}); its name and title (its "
                     "annotations do not validate either: defaults apply) were read from the raw "
@@ -185,13 +185,13 @@ def tools_from_raw(page: Mapping[str, Any], version: str) -> tuple[list[Tool], l
     finding."""
     entries = page.get("tools")
     if not isinstance(entries, list):
-        said = Message(N_("the tools/list result has no list"))
+        said = Phrase(N_("the tools/list result has no list"))
         return [], [Finding("(all)", "malformed", "tools", said)]
     tools: list[Tool] = []
     findings: list[Finding] = []
     for entry in entries[:MAX_TOOLS]:
         if not isinstance(entry, Mapping):
-            said = Message(N_("an entry is not an object"))
+            said = Phrase(N_("an entry is not an object"))
             findings.append(Finding("(unnamed)", "malformed", "tool", said))
             continue
         try:
@@ -246,7 +246,7 @@ def loose_hints(entries: list[Any]) -> list[Finding]:
             value = annotations.get(hint)
             if value is not None and not isinstance(value, bool):
                 shown = printable(json.dumps(value), limit=40)
-                said = Message(
+                said = Phrase(
                     N_(
                         "{hint} is {value} on the wire, not true or false: the SDK may turn it "
                         "into a boolean, and a strict client ignores it"
@@ -310,7 +310,7 @@ async def inspect_server(
                 raise ConnectError(
                     f"{exc} A retry with the legacy `initialize` handshake failed too."
                 ) from None
-            found.fallback = Message(FALLBACK_NOTE, program=found.program)
+            found.fallback = Phrase(FALLBACK_NOTE, program=found.program)
     except ConnectError as exc:  # did not start, not MCP, or timed out: already one paragraph
         found.error = str(exc)
         if exc.closed and _ENV_WORDS.search(exc.stderr):

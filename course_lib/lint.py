@@ -3,7 +3,7 @@
 `check_annotations(tool)` returns `Finding`s: a read-only tool that also says destructive, a
 hint that is meaningless on a read-only tool, a name that sounds like a change on a tool that
 declares read-only (or like a read on one that does not), and an absent `openWorldHint`. What a
-finding says is a `Message`: ``finding.message`` is it in the learner's language
+finding says is a `Phrase`: ``finding.message`` is it in the learner's language
 (``COURSE_LANG``), the tool's name in it a value that is never translated.
 
 Introduced in: notebooks/03_combinations.ipynb; used by `python -m course_lib inspect`.
@@ -21,7 +21,7 @@ from mcp.types import Tool
 from .annotations import as_tool, declared
 from .i18n import N_
 from .i18n import gettext_ as _
-from .message import Message
+from .phrase import Phrase
 
 __all__ = ["SEVERITIES", "Finding", "check_annotations"]
 
@@ -42,7 +42,7 @@ class Finding:
     tool: str
     severity: str  # a key of SEVERITIES
     field: str
-    said: Message  # what the finding says, in no language yet
+    said: Phrase  # what the finding says, in no language yet
 
     @property
     def message(self) -> str:
@@ -89,7 +89,7 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
     lowered = name.lower()
     findings: list[Finding] = []
 
-    def add(severity: str, field: str, said: Message) -> None:
+    def add(severity: str, field: str, said: Phrase) -> None:
         findings.append(Finding(name, severity, field, said))
 
     read_only = values["readOnlyHint"]
@@ -99,7 +99,7 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
                 add(
                     "ignored",
                     wire,
-                    Message(
+                    Phrase(
                         N_(
                             "{hint}={value} is ignored: it is meaningful only when readOnlyHint "
                             "is false"
@@ -109,16 +109,16 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
                     ),
                 )
         if values["destructiveHint"] is True:
-            said = Message(N_("declared read-only and destructive at once"))
+            said = Phrase(N_("declared read-only and destructive at once"))
             add("contradiction", "destructiveHint", said)
         if _WRITE_VERBS.match(lowered):
-            said = Message(
+            said = Phrase(
                 N_("declared read-only, but the name {name} sounds like it changes state"),
                 name=repr(name),
             )
             add("suspicious", "readOnlyHint", said)
     if read_only is None and _READ_VERBS.match(lowered):
-        said = Message(
+        said = Phrase(
             N_(
                 "{name} sounds read-only but lacks readOnlyHint: true, so clients treat it "
                 "as a write"
@@ -131,13 +131,13 @@ def check_annotations(tool: Tool | Mapping[str, Any]) -> list[Finding]:
         and _DESTRUCTIVE_VERBS.match(lowered)
         and read_only is not True
     ):
-        said = Message(
+        said = Phrase(
             N_("declared additive (destructiveHint: false), but {name} sounds destructive"),
             name=repr(name),
         )
         add("suspicious", "destructiveHint", said)
     if values["openWorldHint"] is None:
-        said = Message(
+        said = Phrase(
             N_(
                 "openWorldHint is absent, so the spec default applies: open world "
                 "(output untrusted)"

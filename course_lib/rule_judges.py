@@ -17,8 +17,8 @@ from typing import Any
 
 from .clients import CLAUDE_CODE_MODES, CLAUDE_CODE_VERSION
 from .decisions import Outcome
-from .message import Message
 from .permissions import LISTS, Permissions, claude_code_outcome
+from .phrase import Phrase
 
 __all__ = [
     "FILE_OPS",
@@ -88,9 +88,9 @@ class RuleCase:
     grader's feedback)."""
 
     id: str
-    label: Message
+    label: Phrase
     judge: RulesJudge
-    hint: Message
+    hint: Phrase
 
 
 def parse_rules(value: Any) -> Permissions:

@@ -148,21 +148,21 @@ def test_the_grader_reads_the_feedback_language_from_the_notebook_and_trusts_not
 
 def test_a_message_is_said_in_the_language_in_use_and_its_data_never_changes():
     from course_lib.i18n import N_
-    from course_lib.message import Message
+    from course_lib.phrase import Phrase
 
     # a tool named like a catalog word ("missing" is 未提交 there) is data: it stays as it is
-    said = Message(N_("{name} sounds read-only but lacks readOnlyHint: true, so clients treat it as a write"), name="missing")
+    said = Phrase(N_("{name} sounds read-only but lacks readOnlyHint: true, so clients treat it as a write"), name="missing")
     assert said.english().startswith("missing sounds read-only")
     with using("zh_CN"):
         chinese = said.text()
     assert chinese.startswith("missing ") and HAN.search(chinese) and "未提交" not in chinese
     assert said.text("zh_CN") == chinese and said.text() == said.english()  # English by default
     # a count takes its language's form; a value that is itself a message is translated too
-    alarms = [Message.counted("the server has {n} tool, not two or three", "the server has {n} tools, not two or three", n) for n in (1, 3)]
+    alarms = [Phrase.counted("the server has {n} tool, not two or three", "the server has {n} tools, not two or three", n) for n in (1, 3)]
     assert [m.english() for m in alarms] == ["the server has 1 tool, not two or three", "the server has 3 tools, not two or three"]
     assert [m.text("zh_CN") for m in alarms] == ["服务器有 1 个工具，而不是两到三个", "服务器有 3 个工具，而不是两到三个"]
-    label = Message(N_("predict: {label}"), label=Message(N_("additive write, untrusted server")))
+    label = Phrase(N_("predict: {label}"), label=Phrase(N_("additive write, untrusted server")))
     assert label.english() == "predict: additive write, untrusted server"
     assert label.text("zh_CN") == "predict 预测：追加性写入，不可信服务器"
     # text from elsewhere, braces and all, is shown as it is
-    assert Message("RULES must be a dict such as {'allow': [...]}").text("zh_CN") == "RULES must be a dict such as {'allow': [...]}"
+    assert Phrase("RULES must be a dict such as {'allow': [...]}").text("zh_CN") == "RULES must be a dict such as {'allow': [...]}"

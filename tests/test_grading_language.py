@@ -2,7 +2,7 @@
 
 The grader judges a submission once and writes its feedback later, in the student's language (the
 notebook's metadata "language"). Its case labels and judge messages are catalog templates with
-values (`course_lib.message.Message`), so they are translated when the feedback is written: no
+values (`course_lib.phrase.Phrase`), so they are translated when the feedback is written: no
 English sentence of a template reaches a Chinese student. Values that are code (tool names,
 ``PREDICTIONS``, a wire name) stay as they are.
 """
@@ -19,7 +19,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from course_lib.i18n import using
-from course_lib.message import Message
+from course_lib.phrase import Phrase
 from course_tools.__main__ import main as course_main
 from course_tools.grading import load_exercises
 from course_tools.grading.results import judge
@@ -169,7 +169,7 @@ def test_every_hidden_case_label_and_hint_is_a_translated_template():
     for exercise in load_exercises().values():
         for case in exercise.cases:
             for said in (case.label, case.hint):
-                assert isinstance(said, Message), (case.id, said)
+                assert isinstance(said, Phrase), (case.id, said)
                 with using("zh_CN"):
                     shown = said.text()
                 assert HAN.search(shown) and not _english_in(shown, fragments), (case.id, shown)

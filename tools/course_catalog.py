@@ -5,7 +5,7 @@ Usage:
     python tools/course_catalog.py --check    # exit 1 if the .po or the shipped .mo is not current
 
 The messages are the strings marked ``_("...")``, ``N_("...")``, ``ngettext(...)`` or
-``Message.counted(singular, plural, n)`` in ``course_lib/`` and ``course_tools/grading/`` (Babel's
+``Phrase.counted(singular, plural, n)`` in ``course_lib/`` and ``course_tools/grading/`` (Babel's
 Python extractor). Their translations
 live in ``locales/zh_CN/LC_MESSAGES/course_lib.po``: a changed English string becomes fuzzy
 there until a translator reviews it. The compiled ``course_lib/locale/zh_CN/LC_MESSAGES/

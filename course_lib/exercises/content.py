@@ -17,7 +17,7 @@ from ..annotations import HINTS, NOT_MEANINGFUL
 from ..i18n import N_
 from ..decisions import Trust
 from ..legs import Leg
-from ..message import Message
+from ..phrase import Phrase
 from ..rule_judges import (
     FILE_OPS,
     LATER,
@@ -128,9 +128,9 @@ STATEMENT_HINTS = {
 RULE_CASES: tuple[RuleCase, ...] = (
     RuleCase(
         "reads",
-        Message(N_("reads run without asking in every mode")),
+        Phrase(N_("reads run without asking in every mode")),
         everywhere("file-ops", "read_file", ran, FILE_OPS),
-        Message(
+        Phrase(
             N_(
                 "an allow rule for mcp__file-ops__read_file runs it without asking in every "
                 "mode, dontAsk included"
@@ -139,9 +139,9 @@ RULE_CASES: tuple[RuleCase, ...] = (
     ),
     RuleCase(
         "writes",
-        Message(N_("writes ask in every mode (dontAsk refuses them)")),
+        Phrase(N_("writes ask in every mode (dontAsk refuses them)")),
         all_of([everywhere("file-ops", t, asked, FILE_OPS) for t in ("append_text", "set_value")]),
-        Message(
+        Phrase(
             N_(
                 "without a rule, bypassPermissions runs a write silently and plan mode may too; "
                 "an ask rule for each write tool asks in every mode (ask beats allow, so a "
@@ -151,9 +151,9 @@ RULE_CASES: tuple[RuleCase, ...] = (
     ),
     RuleCase(
         "deletes",
-        Message(N_("deletes are hidden from the model in every mode")),
+        Phrase(N_("deletes are hidden from the model in every mode")),
         everywhere("file-ops", "delete_file", hidden, FILE_OPS),
-        Message(
+        Phrase(
             N_(
                 "a deny rule hides delete_file from the model in every mode; deny beats ask and "
                 "allow"
@@ -162,9 +162,9 @@ RULE_CASES: tuple[RuleCase, ...] = (
     ),
     RuleCase(
         "scope",
-        Message(N_("no rule covers another server's tools")),
+        Phrase(N_("no rule covers another server's tools")),
         stays_on("file-ops", OTHER_TOOLS),
-        Message(
+        Phrase(
             N_(
                 "write mcp__file-ops__TOOL (or mcp__file-ops for the whole server); "
                 "never name another server"
@@ -173,9 +173,9 @@ RULE_CASES: tuple[RuleCase, ...] = (
     ),
     RuleCase(
         "later",
-        Message(N_("a tool the server adds later does not run silently")),
+        Phrase(N_("a tool the server adds later does not run silently")),
         never_silent("file-ops", LATER),
-        Message(
+        Phrase(
             N_(
                 "a server-wide allow (mcp__file-ops or mcp__file-ops__*) also covers every tool "
                 "the server adds tomorrow, which then runs without a question: allow each read "

@@ -7,7 +7,7 @@ grading process, on the canonical JSON value the expression produced. The kernel
 sees the expected answer.
 
 What a case shows the learner (its label, its hint, the judge's message) is a
-`course_lib.message.Message`: a catalog template and its values, said in the student's language
+`course_lib.phrase.Phrase`: a catalog template and its values, said in the student's language
 when the feedback is written. A plain string is taken as it is (translated if the catalog has
 it), so an instructor's own cases may use strings.
 
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course_lib.message import Message, as_message
+from course_lib.phrase import Phrase, as_phrase
 
 __all__ = ["Case", "Exercise", "load_exercises"]
 
-Judge = Callable[[Any], "Message | str | tuple[Message | str, Message | str] | None"]
+Judge = Callable[[Any], "Phrase | str | tuple[Phrase | str, Phrase | str] | None"]
 """Takes the decoded canonical value; returns None when right, else a message for the instructor,
 or (message, hint) when the rule to show the learner depends on how the answer went wrong."""
 
@@ -41,19 +41,19 @@ class Case:
     """One hidden case: probe `expr` after the learner's code, judge the value in the grader."""
 
     id: str  # stable, unique within the exercise; shown to learners
-    label: Message  # what the case is about, in words; shown to learners (never the inputs)
+    label: Phrase  # what the case is about, in words; shown to learners (never the inputs)
     target: str  # the learner's name the case needs (missing -> "not defined")
     expr: str  # evaluated in the learner's namespace; may hold hidden inputs; never shown
     judge: Judge = field(repr=False)
     points: float = 1.0
-    hint: Message | None = None  # shown to learners on failure: the rule, not the answer
+    hint: Phrase | None = None  # shown to learners on failure: the rule, not the answer
     # True: the judge's message is safe to show learners (it names no hidden input or answer)
     show_detail: bool = False
 
     def __post_init__(self) -> None:
-        # an instructor's cases may give strings: each is then a message without values
-        object.__setattr__(self, "label", as_message(self.label))
-        object.__setattr__(self, "hint", as_message(self.hint) if self.hint else None)
+        # an instructor's cases may give strings: each is then a phrase without values
+        object.__setattr__(self, "label", as_phrase(self.label))
+        object.__setattr__(self, "hint", as_phrase(self.hint) if self.hint else None)
         if not re.fullmatch(r"[A-Za-z0-9_.\-]+", self.id):
             raise ValueError(f"case id {self.id!r}: use letters, digits, '_', '-', '.' only")
         if not self.target.isidentifier():

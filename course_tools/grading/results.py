@@ -1,6 +1,6 @@
 """Result types of grading: limits, one case's and one exercise's result, and judging a probe.
 
-What a result shows the learner (a case's label, hint and the judge's message) stays a `Message`
+What a result shows the learner (a case's label, hint and the judge's message) stays a `Phrase`
 until the feedback is written in the student's language; the instructor's files (the results
 JSONL, the summary) hold it in English. (A rule the course says itself, from
 `course_lib.feedback` or `course_lib.replay`, is said once, in the student's language, as the
@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from course_lib.i18n import N_
-from course_lib.message import Message, as_message
+from course_lib.phrase import Phrase, as_phrase
 
 from .cases import Case, Exercise
 
@@ -53,31 +53,31 @@ class CaseResult:
     """How one hidden case went. `detail` is for the instructor, in English; `label`, `hint` and
     `feedback` may be shown to learners, in their language.
 
-    A plain string given for those (a results JSONL read back) is a message without values.
+    A plain string given for those (a results JSONL read back) is a phrase without values.
     """
 
     id: str
-    label: Message
+    label: Phrase
     # passed, failed, not attempted, missing, error, timed out, no result, tampered, not run
     status: str
     points: float
     max_points: float
     detail: str = ""
-    hint: Message | None = None
+    hint: Phrase | None = None
     # what went wrong, for the learner: the judge's message when its case allows showing it
-    feedback: Message | None = None
+    feedback: Phrase | None = None
 
     def __post_init__(self) -> None:
-        self.label = as_message(self.label)
-        self.hint = as_message(self.hint) if self.hint else None
-        self.feedback = as_message(self.feedback) if self.feedback else None
+        self.label = as_phrase(self.label)
+        self.hint = as_phrase(self.hint) if self.hint else None
+        self.feedback = as_phrase(self.feedback) if self.feedback else None
 
     def as_dict(self) -> dict[str, Any]:
         """As the results JSONL holds it: the learner's texts in English, "" where there is none."""
         plain = {f.name: getattr(self, f.name) for f in fields(self)}
         for name in ("label", "hint", "feedback"):
             said = plain[name]
-            plain[name] = said.english() if isinstance(said, Message) else ""
+            plain[name] = said.english() if isinstance(said, Phrase) else ""
         return plain
 
 
@@ -147,7 +147,7 @@ def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
             status="failed",
             points=0.0,
             detail=detail,
-            feedback=Message(N_("answer of an unexpected shape")) if case.show_detail else None,
+            feedback=Phrase(N_("answer of an unexpected shape")) if case.show_detail else None,
             **base,
         )
     if problem is None:
@@ -156,8 +156,8 @@ def judge(case: Case, payload: dict[str, Any]) -> CaseResult:
         isinstance(problem, tuple) and len(problem) == 2
     ):  # (message, the hint for this way of going wrong)
         problem, hint = problem
-        base["hint"] = as_message(hint)
-    said = as_message(problem)
+        base["hint"] = as_phrase(hint)
+    said = as_phrase(problem)
     shown = said if case.show_detail else None
     return CaseResult(status="failed", points=0.0, detail=said.english(), feedback=shown, **base)
 

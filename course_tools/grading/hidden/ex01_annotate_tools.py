@@ -7,7 +7,7 @@ from typing import Any
 from course_lib.annotations import HINTS, effective
 from course_lib.exercises.content import EXPECTED_HINTS
 from course_lib.i18n import N_
-from course_lib.message import Message
+from course_lib.phrase import Phrase
 
 from ..cases import Case, Exercise
 from ._common import annotations_value, canonical_names, wire_call
@@ -57,10 +57,10 @@ HINTS_BY_TOOL = {
 def _tool_judge(tool: str):
     expected = EXPECTED_HINTS[tool]
 
-    def judge(value: Any) -> Message | None:
+    def judge(value: Any) -> Phrase | None:
         got = effective(annotations_value(value)).as_wire()
         wrong = tuple(
-            Message(
+            Phrase(
                 N_("{hint}: expected {expected}, got {got}"),
                 hint=h,
                 expected=str(expected[h]),
@@ -69,7 +69,7 @@ def _tool_judge(tool: str):
             for h in HINTS
             if got[h] != expected[h]
         )
-        return Message.listing(wrong) if wrong else None
+        return Phrase.listing(wrong) if wrong else None
 
     return judge
 
@@ -113,11 +113,11 @@ UNTRUSTED_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
 def _untrusted_judge(tools: dict[str, Any]):
     expected = {name for name, hints in tools.items() if effective(hints).open_world}
 
-    def judge(value: Any) -> Message | None:
+    def judge(value: Any) -> Phrase | None:
         got = canonical_names(value)
         if got == expected:
             return None
-        return Message(
+        return Phrase(
             N_("expected {expected}, got {got}"),
             expected=str(sorted(expected)),
             got=str(sorted(got)),
@@ -134,23 +134,23 @@ def _untrusted_expr(tools: dict[str, Any]) -> str:
 CASES = [
     Case(
         id=f"1a.{tool}",
-        label=Message(LABELS[tool]),
+        label=Phrase(LABELS[tool]),
         target="ANNOTATIONS",
         expr=f"ANNOTATIONS[{tool!r}]",
         judge=_tool_judge(tool),
         points=1.0,
-        hint=Message(HINTS_BY_TOOL[tool]),
+        hint=Phrase(HINTS_BY_TOOL[tool]),
     )
     for tool in EXPECTED_HINTS
 ] + [
     Case(
         id=f"1b.{key}",
-        label=Message(N_("untrusted_outputs: {label}"), label=Message(label)),
+        label=Phrase(N_("untrusted_outputs: {label}"), label=Phrase(label)),
         target="untrusted_outputs",
         expr=_untrusted_expr(tools),
         judge=_untrusted_judge(tools),
         points=0.8,
-        hint=Message(
+        hint=Phrase(
             N_("output is untrusted when the effective openWorldHint is true; absent means true")
         ),
     )

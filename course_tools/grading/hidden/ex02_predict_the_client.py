@@ -14,7 +14,7 @@ from course_lib.exercises.content import (
 )
 from course_lib.feedback import decision_hint, reference_pair
 from course_lib.i18n import N_
-from course_lib.message import Message
+from course_lib.phrase import Phrase
 from course_lib.rule_judges import FILE_OPS as HONEST
 from course_lib.rule_judges import (
     LATER,
@@ -32,16 +32,16 @@ from ..cases import Case, Exercise
 from ._common import decision_pair, plain_string
 
 
-def _case_hint(trusted: bool) -> Message:
+def _case_hint(trusted: bool) -> Phrase:
     """The hint shown when there is no answer to diagnose (missing, timed out): the case's rule."""
     if not trusted:
-        return Message(
+        return Phrase(
             N_(
                 "an untrusted server's hints are ignored: judge the tool as if it had no "
                 "annotations"
             )
         )
-    return Message(
+    return Phrase(
         N_(
             "a trusted server's hints count: apply the defaults to absent hints, then decide by "
             "profile before the call and by openWorld after it"
@@ -53,13 +53,13 @@ def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     """Judge a (before, after) pair; on a mistake, the hint names the rule that answer broke."""
     expected = reference_pair(hints, trusted)
 
-    def judge(value: Any) -> tuple[Message, str] | Message | None:
+    def judge(value: Any) -> tuple[Phrase, str] | Phrase | None:
         got = decision_pair(value)
         if got is None:
-            return Message(N_("not a (before, after) pair of decisions"))
+            return Phrase(N_("not a (before, after) pair of decisions"))
         if got == expected:
             return None
-        shown = Message(
+        shown = Phrase(
             N_("expected {before} / {after}, got {got_before} / {got_after}"),
             before=str(expected[0]),
             after=str(expected[1]),
@@ -71,11 +71,11 @@ def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     return judge
 
 
-def _scenario_label(key: str) -> Message:
+def _scenario_label(key: str) -> Phrase:
     tool, _hints, trust = PREDICT_SCENARIOS[key]
     if trust is Trust.TRUSTED:
-        return Message(N_("scenario {key}: {tool}, trusted server"), key=key, tool=tool)
-    return Message(N_("scenario {key}: {tool}, untrusted server"), key=key, tool=tool)
+        return Phrase(N_("scenario {key}: {tool}, trusted server"), key=key, tool=tool)
+    return Phrase(N_("scenario {key}: {tool}, untrusted server"), key=key, tool=tool)
 
 
 def _scenario_judge(key: str):
@@ -160,21 +160,21 @@ def _predict_judge(hints: dict[str, Any] | None, trusted: bool):
 def _statement_judge(letter: str):
     is_true = letter in TRUE_STATEMENTS
 
-    def judge(value: Any) -> Message | None:
+    def judge(value: Any) -> Phrase | None:
         if isinstance(value, dict) and set(value) == {"__set__"}:
             value = value["__set__"]
         if not isinstance(value, list):
-            return Message(N_("not a set of letters"))
+            return Phrase(N_("not a set of letters"))
         chosen = {plain_string(v) for v in value}
         if None in chosen:
-            return Message(N_("not a set of letters"))
+            return Phrase(N_("not a set of letters"))
         if not chosen:
-            return Message(N_("no statement chosen"))
+            return Phrase(N_("no statement chosen"))
         if (letter in chosen) == is_true:
             return None
         if is_true:
-            return Message(N_("statement {letter} is true"), letter=letter)
-        return Message(N_("statement {letter} is false"), letter=letter)
+            return Phrase(N_("statement {letter} is true"), letter=letter)
+        return Phrase(N_("statement {letter} is false"), letter=letter)
 
     return judge
 
@@ -195,7 +195,7 @@ CASES = (
     + [
         Case(
             id=f"2b.{case_id}",
-            label=Message(N_("predict: {label}"), label=Message(label)),
+            label=Phrase(N_("predict: {label}"), label=Phrase(label)),
             target="predict",
             expr=f"predict({hints!r}, {trusted!r})",
             judge=_predict_judge(hints, trusted),
@@ -207,12 +207,12 @@ CASES = (
     + [
         Case(
             id=f"2c.{letter}",
-            label=Message(N_("statement {letter}"), letter=letter),
+            label=Phrase(N_("statement {letter}"), letter=letter),
             target="TRUE_STATEMENTS",
             expr="TRUE_STATEMENTS",
             judge=_statement_judge(letter),
             points=0.5,
-            hint=Message(STATEMENT_HINTS[letter]),
+            hint=Phrase(STATEMENT_HINTS[letter]),
         )
         for letter in STATEMENT_HINTS
     ]
@@ -246,19 +246,19 @@ def _all_three(claims: dict[str, Any], version: str) -> Any:
 _HINT = {case.id: case.hint for case in RULE_CASES}
 RULE_CASES_HIDDEN = (
     *RULE_CASES,  # the five the exercise shows, then the grader's own
-    RuleCase("later_older", Message(N_("... nor on Claude Code {version}"), version=OLDER),
+    RuleCase("later_older", Phrase(N_("... nor on Claude Code {version}"), version=OLDER),
              never_silent(SERVER, LATER, OLDER), _HINT["later"]),
     RuleCase("lying_writes",
-             Message(N_("writes still ask when the server declares them read-only")),
+             Phrase(N_("writes still ask when the server declares them read-only")),
              _writes(LYING), _HINT["writes"]),
     RuleCase("lying_delete",
-             Message(N_("deletes stay hidden when the server declares them read-only")),
+             Phrase(N_("deletes stay hidden when the server declares them read-only")),
              everywhere(SERVER, "delete_file", hidden, LYING), _HINT["deletes"]),
     RuleCase("older_version",
-             Message(N_("the rules work the same on Claude Code {version}"), version=OLDER),
+             Phrase(N_("the rules work the same on Claude Code {version}"), version=OLDER),
              _all_three(HONEST, OLDER), _HINT["writes"]),
     RuleCase("older_version_lying",
-             Message(N_("... and there, for a server that lies about its hints")),
+             Phrase(N_("... and there, for a server that lies about its hints")),
              _all_three(LYING, OLDER), _HINT["writes"]),
 )  # fmt: skip
 
@@ -277,7 +277,7 @@ def _rules_judge(case: RuleCase):
 CASES += [
     Case(
         id=f"2d.{case.id}",
-        label=Message(N_("rules: {label}"), label=case.label),
+        label=Phrase(N_("rules: {label}"), label=case.label),
         target="RULES",
         expr="RULES",
         judge=_rules_judge(case),
@@ -308,13 +308,13 @@ _FATE_HINTS = {
 
 
 def _fate_judge(tool: str, client: str):
-    def judge(value: Any) -> Message | None:
+    def judge(value: Any) -> Phrase | None:
         row = value.get(tool) if isinstance(value, dict) else None
         got = row.get(client) if isinstance(row, dict) else None
         word = got.strip().upper() if isinstance(got, str) else got
         if word == FATES[tool][client]:
             return None
-        return Message(N_("{tool} in {client}: not {got}"), tool=tool, client=client, got=repr(got))
+        return Phrase(N_("{tool} in {client}: not {got}"), tool=tool, client=client, got=repr(got))
 
     return judge
 
@@ -322,12 +322,12 @@ def _fate_judge(tool: str, client: str):
 CASES += [
     Case(
         id=f"2e.{tool}.{client.split()[0].lower()}",
-        label=Message(N_("{tool} in {client}"), tool=tool, client=client),
+        label=Phrase(N_("{tool} in {client}"), tool=tool, client=client),
         target="FATES",
         expr="FATES",
         judge=_fate_judge(tool, client),
         points=1 / 3,
-        hint=Message(_FATE_HINTS[client]),
+        hint=Phrase(_FATE_HINTS[client]),
     )
     for tool in FATES
     for client in FATES[tool]

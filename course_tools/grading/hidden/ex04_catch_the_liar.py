@@ -8,7 +8,7 @@ from course_lib.audit import SideEffect, check_behaviour
 from course_lib.exercises.content import HONEST_TOOLS, LIAR
 from course_lib.feedback import contradiction_hint
 from course_lib.i18n import N_
-from course_lib.message import Message
+from course_lib.phrase import Phrase
 
 from ..cases import Case, Exercise
 from ._common import canonical_names
@@ -100,28 +100,28 @@ def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, 
         check_behaviour(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects]) is not None
     )
 
-    def judge(value: Any) -> tuple[Message, str] | Message | None:
+    def judge(value: Any) -> tuple[Phrase, str] | Phrase | None:
         if value is not None and not (isinstance(value, str) and value.strip()):
-            return Message(N_("returned neither None nor a sentence"))
+            return Phrase(N_("returned neither None nor a sentence"))
         found = value is not None
         if found == expected:
             return None
-        said = Message(N_("missed a lie")) if expected else Message(N_("false alarm"))
+        said = Phrase(N_("missed a lie")) if expected else Phrase(N_("false alarm"))
         return said, contradiction_hint(hints, expected)  # the hint: in the student's language
 
     return judge
 
 
-def _liar_caught(value: Any) -> Message | None:
+def _liar_caught(value: Any) -> Phrase | None:
     if LIAR in canonical_names(value):
         return None
-    return Message(N_("the lying tool is not in LIARS"))
+    return Phrase(N_("the lying tool is not in LIARS"))
 
 
-def _no_false_alarm(value: Any) -> Message | None:
+def _no_false_alarm(value: Any) -> Phrase | None:
     names = canonical_names(value)
     if not names:
-        return Message(N_("LIARS is empty"))
+        return Phrase(N_("LIARS is empty"))
     wrong = names - {LIAR}
     if not wrong:
         return None
@@ -130,14 +130,14 @@ def _no_false_alarm(value: Any) -> Message | None:
     others = len(wrong) - len(honest)
     named = str(honest)
     if not others:
-        return Message(N_("false alarms: {named}"), named=named)
+        return Phrase(N_("false alarms: {named}"), named=named)
     if not honest:
-        return Message.counted(
+        return Phrase.counted(
             "false alarms and {n} name that no tool of the session has",
             "false alarms and {n} names that no tool of the session has",
             others,
         )
-    return Message.counted(
+    return Phrase.counted(
         "false alarms: {named} and {n} name that no tool of the session has",
         "false alarms: {named} and {n} names that no tool of the session has",
         others,
@@ -148,12 +148,12 @@ def _no_false_alarm(value: Any) -> Message | None:
 CASES = [
     Case(
         id=f"4a.{case_id}",
-        label=Message(N_("contradiction: {label}"), label=Message(label)),
+        label=Phrase(N_("contradiction: {label}"), label=Phrase(label)),
         target="contradiction",
         expr=f"contradiction({hints!r}, {_effects_source(effects)})",
         judge=_contradiction_judge(hints, effects),
         points=0.5,
-        hint=Message(
+        hint=Phrase(
             N_(
                 "only a declared promise can be broken: read-only promises no change, additive "
                 "promises no removal or overwrite"
@@ -165,22 +165,22 @@ CASES = [
 ] + [
     Case(
         "4b.liar_caught",
-        Message(N_("the lying tool is caught")),
+        Phrase(N_("the lying tool is caught")),
         "LIARS",
         "LIARS",
         _liar_caught,
         2.0,
-        Message(N_("a tool that deletes while declaring read-only")),
+        Phrase(N_("a tool that deletes while declaring read-only")),
         show_detail=True,
     ),
     Case(
         "4b.no_false_alarm",
-        Message(N_("no honest tool is accused")),
+        Phrase(N_("no honest tool is accused")),
         "LIARS",
         "LIARS",
         _no_false_alarm,
         2.0,
-        Message(N_("appending, setting and declared deletes break no promise")),
+        Phrase(N_("appending, setting and declared deletes break no promise")),
         show_detail=True,
     ),
 ]

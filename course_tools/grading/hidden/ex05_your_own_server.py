@@ -18,8 +18,8 @@ from course_lib.audit import SideEffect
 from course_lib.exercises.content import MIN_OWN_TOOLS
 from course_lib.i18n import N_
 from course_lib.lint import check_annotations
-from course_lib.message import Message
 from course_lib.observation import ToolRun, behaviour_problems
+from course_lib.phrase import Phrase
 
 from ..cases import Case, Exercise
 from ._common import annotations_value
@@ -67,33 +67,33 @@ def _runs(value: Any) -> list[ToolRun]:
     return runs
 
 
-NO_TOOLS = Message(N_("the server has no tools"))
+NO_TOOLS = Phrase(N_("the server has no tools"))
 
 
-def _two_tools(value: Any) -> Message | None:
+def _two_tools(value: Any) -> Phrase | None:
     count = len(_runs(value))
     if count >= MIN_OWN_TOOLS:
         return None
-    return Message.counted(
+    return Phrase.counted(
         "the server has {n} tool, not two or three",
         "the server has {n} tools, not two or three",
         count,
     )
 
 
-def _annotated(value: Any) -> Message | None:
+def _annotated(value: Any) -> Phrase | None:
     runs = _runs(value)
     if not runs:
         return NO_TOOLS
     bare = [r.tool for r in runs if r.annotations is None]
     if not bare:
         return None
-    return Message.counted(
+    return Phrase.counted(
         "{n} tool without annotations", "{n} tools without annotations", len(bare)
     )
 
 
-def _no_findings(value: Any) -> Message | None:
+def _no_findings(value: Any) -> Phrase | None:
     runs = _runs(value)
     if not runs:
         return NO_TOOLS
@@ -101,16 +101,16 @@ def _no_findings(value: Any) -> Message | None:
         f for r in runs for f in check_annotations({"name": r.tool, "annotations": r.annotations})
     ]
     if any(r.annotations is None for r in runs):
-        return Message(N_("a tool has no annotations"))
+        return Phrase(N_("a tool has no annotations"))
     if not findings:
         return None
-    return Message.counted(
+    return Phrase.counted(
         "{n} finding of inspect left", "{n} findings of inspect left", len(findings)
     )
 
 
 def _behaviour(field: str):
-    def judge(value: Any) -> Message | None:
+    def judge(value: Any) -> Phrase | None:
         runs = _runs(value)
         if not runs:
             return NO_TOOLS
@@ -122,7 +122,7 @@ def _behaviour(field: str):
         ]
         if not wrong:
             return None
-        return Message.counted(
+        return Phrase.counted(
             "{n} tool: {field} disagrees with what it did",
             "{n} tools: {field} disagrees with what it did",
             len(wrong),
@@ -135,62 +135,62 @@ def _behaviour(field: str):
 CASES = [
     Case(
         "5a.two_tools",
-        Message(N_("the server has two or three tools")),
+        Phrase(N_("the server has two or three tools")),
         "my_server",
         LIST_EXPR,
         _two_tools,
         1.0,
-        Message(N_("write two or three tools, each under @server.tool(annotations=...)")),
+        Phrase(N_("write two or three tools, each under @server.tool(annotations=...)")),
         show_detail=True,
     ),
     Case(
         "5a.annotated",
-        Message(N_("every tool is annotated")),
+        Phrase(N_("every tool is annotated")),
         "my_server",
         LIST_EXPR,
         _annotated,
         1.5,
-        Message(N_("an unannotated tool gets the most cautious defaults and says nothing")),
+        Phrase(N_("an unannotated tool gets the most cautious defaults and says nothing")),
         show_detail=True,
     ),
     Case(
         "5a.no_findings",
-        Message(N_("inspect finds nothing to fix")),
+        Phrase(N_("inspect finds nothing to fix")),
         "my_server",
         LIST_EXPR,
         _no_findings,
         1.5,
-        Message(N_("run python -m course_lib inspect on your server and fix every finding")),
+        Phrase(N_("run python -m course_lib inspect on your server and fix every finding")),
         show_detail=True,
     ),
     Case(
         "5b.read_only",
-        Message(N_("readOnlyHint matches what each tool changed")),
+        Phrase(N_("readOnlyHint matches what each tool changed")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("readOnlyHint"),
         1.5,
-        Message(N_("a call that changes anything is not read-only; one that changes nothing is")),
+        Phrase(N_("a call that changes anything is not read-only; one that changes nothing is")),
         show_detail=True,
     ),
     Case(
         "5b.destructive",
-        Message(N_("destructiveHint matches what each tool removed or overwrote")),
+        Phrase(N_("destructiveHint matches what each tool removed or overwrote")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("destructiveHint"),
         1.5,
-        Message(N_("removing or overwriting data is destructive; only adding is not")),
+        Phrase(N_("removing or overwriting data is destructive; only adding is not")),
         show_detail=True,
     ),
     Case(
         "5b.idempotent",
-        Message(N_("idempotentHint matches what a second identical call did")),
+        Phrase(N_("idempotentHint matches what a second identical call did")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("idempotentHint"),
         1.5,
-        Message(N_("idempotent: the same call again changes nothing more")),
+        Phrase(N_("idempotent: the same call again changes nothing more")),
         show_detail=True,
     ),
 ]
@@ -198,12 +198,12 @@ CASES = [
 CASES.append(
     Case(
         "5b.open_world",
-        Message(N_("openWorldHint matches whether each tool reached the network")),
+        Phrase(N_("openWorldHint matches whether each tool reached the network")),
         "EXAMPLES",
         RUN_EXPR,
         _behaviour("openWorldHint"),
         1.5,
-        Message(
+        Phrase(
             N_("a tool that reaches outside its folder is open-world; one that stays in it is not")
         ),
         show_detail=True,

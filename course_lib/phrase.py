@@ -1,16 +1,18 @@
 """Text that is translated when it is shown, not when it is made: a catalog template and its values.
 
 The grader judges a submission in one place and writes the feedback later, in each student's
-language; `inspect` finds a problem in one module and prints it in another. A `Message` carries
+language; `inspect` finds a problem in one module and prints it in another. A `Phrase` carries
 what to say until then: a template marked for the catalog (``N_``), the values to fill in, and,
-for a count, the plural form (``ngettext``). ``message.text()`` says it in the language in use,
-``message.text("zh_CN")`` in another, ``message.english()`` in English (what the instructor's files
+for a count, the plural form (``ngettext``). ``phrase.text()`` says it in the language in use,
+``phrase.text("zh_CN")`` in another, ``phrase.english()`` in English (what the instructor's files
 and machine-readable output hold).
 
 A value is data (a tool name, a count, ``PREDICTIONS['B']``: shown as it is, never translated) or
-itself a `Message` (a word such as "trusted": translated too). A template without values is shown
+itself a `Phrase` (a word such as "trusted": translated too). A template without values is shown
 as translated, unformatted, so text from elsewhere (already in the learner's language, or braces
-and all) can be a `Message` too.
+and all) can be a `Phrase` too.
+
+(Not "Message": `course_lib.servers.mailer.Message` is a mail.)
 
 Introduced in: no lesson (plumbing for the grader's feedback and `python -m course_lib inspect`).
 """
@@ -22,17 +24,17 @@ from typing import Union
 
 from .i18n import ENGLISH, gettext_, ngettext_, using
 
-__all__ = ["Message", "Value", "as_message"]
+__all__ = ["Phrase", "Value", "as_phrase"]
 
-Value = Union[str, int, float, "Message", tuple["Message", ...]]
-"""What fills a placeholder: data as it is, a `Message` translated, several Messages as a list."""
+Value = Union[str, int, float, "Phrase", tuple["Phrase", ...]]
+"""What fills a placeholder: data as it is, a `Phrase` translated, several Phrases as a list."""
 
 
 @dataclass(frozen=True, init=False)
-class Message:
-    """What to say, in no language yet: ``Message(N_("scenario {key}: {tool}"), key="A", ...)``.
+class Phrase:
+    """What to say, in no language yet: ``Phrase(N_("scenario {key}: {tool}"), key="A", ...)``.
 
-    For a count, `Message.counted`: the template is the singular, `plural` the plural, and
+    For a count, `Phrase.counted`: the template is the singular, `plural` the plural, and
     ``{n}`` is `count`.
     """
 
@@ -48,7 +50,7 @@ class Message:
         object.__setattr__(self, "count", 0)
 
     @classmethod
-    def counted(cls, singular: str, plural: str, count: int, /, **values: Value) -> Message:
+    def counted(cls, singular: str, plural: str, count: int, /, **values: Value) -> Phrase:
         """A message about `count` things, in the form the language uses for that number."""
         said = cls(singular, **values)
         object.__setattr__(said, "plural", plural)
@@ -56,12 +58,12 @@ class Message:
         return said
 
     @classmethod
-    def listing(cls, items: tuple[Message, ...]) -> Message:
-        """Several messages as one, separated as the language separates items ("; ", "；")."""
+    def listing(cls, items: tuple[Phrase, ...]) -> Phrase:
+        """Several phrases as one, separated as the language separates items ("; ", "；")."""
         return cls("{items}", items=items)
 
     def text(self, lang: str | None = None) -> str:
-        """The message in `lang`, or in the language in use."""
+        """The phrase in `lang`, or in the language in use."""
         if lang is not None:
             with using(lang):
                 return self.text()
@@ -72,18 +74,18 @@ class Message:
         return template.format(**shown) if shown else template
 
     def english(self) -> str:
-        """The message in English: what the instructor's files and machine-readable output hold."""
+        """The phrase in English: what the instructor's files and machine-readable output hold."""
         return self.text(ENGLISH)
 
 
 def _shown(value: Value) -> str | int | float:
-    if isinstance(value, Message):
+    if isinstance(value, Phrase):
         return value.text()
     if isinstance(value, tuple):
         return gettext_("; ").join(item.text() for item in value)
     return value
 
 
-def as_message(said: str | Message) -> Message:
-    """`said` as a Message: a plain string is shown as it is (translated if the catalog has it)."""
-    return said if isinstance(said, Message) else Message(said)
+def as_phrase(said: str | Phrase) -> Phrase:
+    """`said` as a Phrase: a plain string is shown as it is (translated if the catalog has it)."""
+    return said if isinstance(said, Phrase) else Phrase(said)
