@@ -230,3 +230,26 @@ def test_the_file_ops_twin_has_the_real_tools_names_and_hints_and_only_logs(tmp_
     assert asyncio.run(exercise()) == real
     assert [(e["server"], e["tool"]) for e in read_log(log)] == [("file-ops", "delete_file")] * 2
     assert list(tmp_path.iterdir()) == [log]
+
+
+def _pair_calls(read_gap: float, write_gap: float) -> list[dict]:
+    """Log lines of the concurrency probe: each call lasts 0.5 s, the second starts `gap` later."""
+    calls = []
+    for (a, b), gap in ((("read_closed", "read_open"), read_gap), (("delete", "set_value"), write_gap)):
+        for tool, start in ((a, 0.0), (b, gap)):
+            calls += [{"event": "start", "tool": tool, "t": start}, {"event": "end", "tool": tool, "t": start + 0.5}]
+    return calls
+
+
+def test_a_client_that_once_starts_a_parallel_call_late_is_still_measured_concurrent(monkeypatch):
+    """opencode ran its read-only pair 1.6 s apart once and together the next time: one overlap
+    settles it, and a client that runs calls one by one (never overlapping) stays sequential."""
+    from course_tools.measure import findings
+
+    runs = iter([_pair_calls(1.6, 1.6), _pair_calls(0.1, 1.6), _pair_calls(1.6, 1.7)])
+    monkeypatch.setattr(findings, "one_run", lambda *a, **k: CliRun([], next(runs)))
+    adapter = type("A", (), {"settings": lambda self: {"none": {}}})()
+    report = findings.concurrency(adapter, "cli", None, "mode")
+    assert report["read-only pair"] == {"tools": ["read_closed", "read_open"], "concurrent": True, "start_gap_seconds": 0.1}
+    assert report["non-read-only pair"]["concurrent"] is False  # three tries, never together
+    assert next(runs, None) is None  # it tried three times: a pair never overlapped

@@ -20,34 +20,62 @@ from .profiles import combination_tools
 from .servers import MeasurementServers
 from .standin import Script
 
-__all__ = ["combinations", "concurrency", "startup"]
+__all__ = ["CONCURRENCY_TRIES", "combinations", "concurrency", "startup"]
 
 
-def concurrency(
-    adapter: ClientAdapter, cli: str, servers: MeasurementServers, mode: str
-) -> dict[str, Any]:
-    """Two read-only calls in one turn, then two non-read-only ones: did each pair overlap?"""
-    pairs = {
-        "read-only pair": ("read_closed", "read_open"),
-        "non-read-only pair": ("delete", "set_value"),
-    }
-    script = Script(
-        turns=tuple(tuple(f"mcp__profiles__{t}" for t in pair) for pair in pairs.values()),
-        seconds=0.5,
-    )
-    run = one_run(adapter, cli, servers, mode, adapter.settings()["none"], script)
+CONCURRENCY_TRIES = 3
+"""Runs of the concurrency probe at most: a client that runs two calls together may still start
+the second late once (seen: opencode, 1.6 s apart), but one that runs them one by one never
+overlaps them, so one overlap in any try settles it."""
+
+_PAIRS = {
+    "read-only pair": ("read_closed", "read_open"),
+    "non-read-only pair": ("delete", "set_value"),
+}
+
+
+def _pairs_seen(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """For each pair: did its two calls overlap in this run, and how far apart they started."""
     spans: dict[str, list[float]] = {}
-    for call in run.calls:
+    for call in calls:
         if call["event"] in {"start", "end"}:
             spans.setdefault(call["tool"], []).append(call["t"])
     report: dict[str, Any] = {}
-    for label, (a, b) in pairs.items():
+    for label, (a, b) in _PAIRS.items():
         if len(spans.get(a, [])) != 2 or len(spans.get(b, [])) != 2:
             report[label] = {"tools": [a, b], "concurrent": None, "note": "a call did not run"}
             continue
         overlap = max(spans[a][0], spans[b][0]) < min(spans[a][1], spans[b][1])
         gap = round(abs(spans[a][0] - spans[b][0]), 1)
         report[label] = {"tools": [a, b], "concurrent": overlap, "start_gap_seconds": gap}
+    return report
+
+
+def _settled(before: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+    """Two tries as one: a pair that overlapped once is concurrent (that try is kept)."""
+    if not before:
+        return now
+    return {
+        label: now[label] if now[label]["concurrent"] and not seen["concurrent"] else seen
+        for label, seen in before.items()
+    }
+
+
+def concurrency(
+    adapter: ClientAdapter, cli: str, servers: MeasurementServers, mode: str
+) -> dict[str, Any]:
+    """Two read-only calls in one turn, then two non-read-only ones: did each pair overlap?
+    Tried up to `CONCURRENCY_TRIES` times, until every pair has overlapped once."""
+    script = Script(
+        turns=tuple(tuple(f"mcp__profiles__{t}" for t in pair) for pair in _PAIRS.values()),
+        seconds=0.5,
+    )
+    report: dict[str, Any] = {}
+    for _ in range(CONCURRENCY_TRIES):
+        run = one_run(adapter, cli, servers, mode, adapter.settings()["none"], script)
+        report = _settled(report, _pairs_seen(run.calls))
+        if all(seen["concurrent"] for seen in report.values()):
+            break
     return report
 
 
