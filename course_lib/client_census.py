@@ -260,7 +260,7 @@ _add(
         "opencode",
         "opencode",
         "1.18.33",
-        "2026-12-01",
+        "2026-12-02",
         {
             **_each(_OPENCODE_AGENTS, "none", _always(R)),
             **_each(_OPENCODE_AGENTS, "permission: ask every MCP tool", _always(H)),
