@@ -21,10 +21,30 @@ import nbformat
 from nbclient import NotebookClient
 
 KEEP_CELL_METADATA = {"tags"}
+NO_CJK_FONT = (
+    "{path} is a Chinese notebook, and matplotlib finds no CJK font here: its stored figures would "
+    "show empty boxes for every Chinese character. Install one (Debian/Ubuntu: apt-get install "
+    "fonts-noto-cjk), then run this again."
+)
+
+
+class Refused(Exception):
+    """A notebook this machine cannot execute faithfully; the message says what to install."""
+
+
+def _refuse_without_cjk_font(path: Path, nb: nbformat.NotebookNode) -> None:
+    if not str(nb.metadata.get("language", "")).startswith("zh"):
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from course_lib.plots.fonts import cjk_family
+
+    if cjk_family() is None:
+        raise Refused(NO_CJK_FONT.format(path=path))
 
 
 def execute(path: Path, timeout: int = 120) -> None:
     nb = nbformat.read(path, as_version=4)
+    _refuse_without_cjk_font(path, nb)
     nb.metadata["kernelspec"] = {
         "display_name": "Python 3 (ipykernel)",
         "language": "python",
@@ -56,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for path in args.notebooks:
         print(f"executing {path} ...", file=sys.stderr)
-        execute(path, args.timeout)
+        try:
+            execute(path, args.timeout)
+        except Refused as exc:
+            print(f"execute_notebooks: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -434,11 +434,14 @@ def _execute(target: Path) -> None:
     """Run a Chinese lesson top to bottom and store its outputs (tools/execute_notebooks.py)."""
     sys.path.insert(0, str(ROOT / "tools"))
     try:
-        from execute_notebooks import execute
+        from execute_notebooks import Refused, execute
     finally:
         sys.path.pop(0)
     print(f"executing {target.relative_to(ROOT)} ...", file=sys.stderr)
-    execute(target)
+    try:
+        execute(target)
+    except Refused as exc:
+        raise SystemExit(f"translate_notebooks: {exc}") from None
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
