@@ -20,6 +20,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # course_lib, from this checkout
+
 KEEP_CELL_METADATA = {"tags"}
 NO_CJK_FONT = (
     "{path} is a Chinese notebook, and matplotlib finds no CJK font here: its stored figures would "
@@ -35,7 +37,6 @@ class Refused(Exception):
 def _refuse_without_cjk_font(path: Path, nb: nbformat.NotebookNode) -> None:
     if not str(nb.metadata.get("language", "")).startswith("zh"):
         return
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from course_lib.plots.fonts import cjk_family
 
     if cjk_family() is None:

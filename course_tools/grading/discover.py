@@ -160,23 +160,29 @@ def _refuse_one_home(root: Path) -> None:
     )
 
 
-def _unreadable_notes(entry: Path) -> list[str]:
-    """A note for each folder under `entry` (itself included) that the grader may not list."""
+def _listing(entry: Path) -> tuple[list[Path], list[OSError]]:
+    """Every folder and file under `entry`, sorted, in one walk (links are listed, not followed
+    into), and the folders the grader may not list."""
     refused: list[OSError] = []
-    for _ in os.walk(entry, onerror=refused.append):
-        pass
-    notes = []
-    for error in refused:
-        folder = Path(error.filename or entry)
-        if not _visible(folder, entry) and folder != entry:
-            continue
-        shown = "" if folder == entry else folder.relative_to(entry).as_posix() + "/"
-        notes.append(
-            f"could not read {shown or entry.name + '/'} ({error.strerror or error}): the "
-            "notebooks in it were not graded. Make it readable by the user who grades (or grade "
-            "as a user who can read it), then grade again"
-        )
-    return notes
+    names = [
+        Path(where, name)
+        for where, folders, files in os.walk(entry, onerror=refused.append)
+        for name in folders + files
+    ]
+    return sorted(names), refused
+
+
+def _unreadable_note(entry: Path, error: OSError) -> str | None:
+    """The note for a folder under `entry` (or `entry` itself) the grader may not list."""
+    folder = Path(error.filename or entry)
+    if folder != entry and not _visible(folder, entry):
+        return None
+    shown = entry.name + "/" if folder == entry else folder.relative_to(entry).as_posix() + "/"
+    return (
+        f"could not read {shown} ({error.strerror or error}): the notebooks in it were not "
+        "graded. Make it readable by the user who grades (or grade as a user who can read it), "
+        "then grade again"
+    )
 
 
 def _add_folder(
@@ -186,21 +192,19 @@ def _add_folder(
     class_notes: list[str],
 ) -> None:
     """A student's folder: its notebooks (in subfolders too), and what the grader noticed."""
-    notebooks = [p for p in sorted(entry.rglob("*.ipynb")) if _visible(p, entry)]
+    names, refused = _listing(entry)
+    visible = [p for p in names if _visible(p, entry)]
+    notebooks = [p for p in visible if p.name.endswith(".ipynb")]
     if entry.name.startswith(".") and not notebooks:
         class_notes.append(f"skipped {entry.name}/: a hidden folder without notebooks")
         return
     sub = students.setdefault(entry.name, Submission(entry.name))
     if entry.name.startswith("."):
         sub.notes.append("a hidden folder (its name starts with '.'), graded like any other")
-    sub.notes.extend(_unreadable_notes(entry))
+    sub.notes.extend(note for error in refused if (note := _unreadable_note(entry, error)))
     for path in notebooks:
         _add(sub, path, path.stem, exercises, entry)
-    own = sorted(
-        str(p.relative_to(entry))
-        for p in entry.rglob("course_lib*")
-        if _visible(p, entry) and p.name in {"course_lib", "course_lib.py"}
-    )
+    own = [str(p.relative_to(entry)) for p in visible if p.name in {"course_lib", "course_lib.py"}]
     if own:
         sub.notes.append(
             f"ignored the student's own {', '.join(own)}: the course's course_lib was used"
