@@ -24,6 +24,7 @@ from .i18n import ngettext_ as ngettext
 from .inspection import LEGACY_HANDSHAKE, MAX_TOOLS, ServerInspection
 from .legs import Leg
 from .lint import Finding, check_annotations
+from .phrase import Phrase
 from .safe_text import printable, truncated
 from .trifecta import SessionReport, analyse_session
 
@@ -71,15 +72,12 @@ def tools_lines(tools: list[Tool]) -> list[str]:
         "  " + "  ".join(_padded(c, w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]
     ]
     if len(tools) > MAX_ROWS:
-        more = len(tools) - MAX_ROWS
-        lines.append(
-            "  "
-            + ngettext(
-                "... and {n} more tool not shown (see --json)",
-                "... and {n} more tools not shown (see --json)",
-                more,
-            ).format(n=more)
+        more = Phrase.counted(
+            "... and {n} more tool not shown (see --json)",
+            "... and {n} more tools not shown (see --json)",
+            len(tools) - MAX_ROWS,
         )
+        lines.append("  " + more.text())
     return lines
 
 
@@ -183,15 +181,12 @@ def _server_lines(label: str, found: ServerInspection, findings: list[Finding]) 
         )
         lines += _wrapped(said, "  - ")
     if len(findings) > MAX_ROWS:
-        more = len(findings) - MAX_ROWS
-        lines.append(
-            "  "
-            + ngettext(
-                "... and {n} more finding (see --json)",
-                "... and {n} more findings (see --json)",
-                more,
-            ).format(n=more)
+        more = Phrase.counted(
+            "... and {n} more finding (see --json)",
+            "... and {n} more findings (see --json)",
+            len(findings) - MAX_ROWS,
         )
+        lines.append("  " + more.text())
     lines.append("")
     return lines
 
