@@ -7,6 +7,7 @@ JupyterHub gives it); the hub itself runs in tests/peers/test_hub_class.py.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
@@ -30,6 +32,7 @@ from course_tools.hub.api import HubAPI
 from course_tools.hub.collect import CollectLimits, collect
 from course_tools.hub.content import exercise_ids, learner_files, seed_home
 from course_tools.hub.export import ExportError, export, nbgitpuller_link
+from course_tools.hub import prestart as prestart_module
 from course_tools.hub.prestart import Pace, prestart
 from course_tools.hub.runtime import (
     SOCKET_PATH_LIMIT,
@@ -554,6 +557,29 @@ def test_ctrl_c_during_prestart_says_the_servers_go_on_starting(tmp_path):
     assert process.returncode == 130
     assert "interrupted; the servers the hub was starting go on starting" in err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_while_the_pool_is_being_built_leaves_no_traceback(monkeypatch):
+    # CI once sent Ctrl-C in the few bytecodes before ThreadPool.__init__ had set its state:
+    # the half-built pool's __del__ then printed a traceback under the friendly message.
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    built = []
+
+    class InterruptedWhileBuilt(prestart_module.ThreadPool):
+        def __init__(self, *args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the signal handler runs here unless SIGINT is held back
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(prestart_module, "ThreadPool", InterruptedWhileBuilt)
+    with RunningFakeHub(FakeHub()) as (url, _):
+        with pytest.raises(KeyboardInterrupt):
+            prestart(HubAPI(url, TOKEN), NAMES, QUICK, progress=lambda line: None)
+    gc.collect()
+    assert unraisable == []
+    assert len(built) == 1 and built[0]._state != "RUN"  # built whole, then terminated
 
 
 def test_prestart_without_a_hub_says_how_to_start_it(tmp_path, capsys):

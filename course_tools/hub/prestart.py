@@ -17,8 +17,11 @@ Introduced in: docs/hub.md
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.pool import AsyncResult, ThreadPool
@@ -224,8 +227,10 @@ def prestart(
     pace = pace or Pace()
     group = _Class(names, pace, progress)
     progress(f"asking the hub for {len(names)} servers, {pace.parallel} starting at a time")
-    pool = ThreadPool(max(1, min(pace.parallel, len(names))))  # daemon threads: Ctrl-C exits
+    pool: ThreadPool | None = None
     try:
+        with _interrupts_held():
+            pool = ThreadPool(max(1, min(pace.parallel, len(names))))  # daemon threads
         while not group.done() and group.elapsed() < pace.deadline:
             group.collect()
             group.ask(pool, api)
@@ -234,5 +239,23 @@ def prestart(
                 time.sleep(pace.tick)
         group.report_progress()
     finally:
-        pool.terminate()
+        if pool is not None:
+            pool.terminate()
     return group.outcome()
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends, then deliver it: a ThreadPool interrupted
+    half-built prints a traceback from its `__del__` (it has no state yet)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives Ctrl-C
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: held.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)
