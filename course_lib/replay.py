@@ -26,8 +26,7 @@ from .approval import ConfirmationRequest
 from .decisions import PreCall, Trust
 from .guard import TAINT_ACTIONS, SessionGuard, check_on_taint
 from .i18n import N_
-from .i18n import gettext_ as _
-from .i18n import ngettext_ as ngettext
+from .phrase import Phrase
 from .policy import SPEC
 from .servers.mailer import mailer_server
 from .servers.private_notes import SECRET, private_notes_server
@@ -218,8 +217,9 @@ def judge_defence(
     pages: Sequence[Page] | None = None,
     colleague: str | None = None,
     quiet: bool = False,
-) -> tuple[str, str] | None:
-    """Return None if `defence` passes a replay of `plan`, else (kind, what went wrong).
+) -> tuple[str, Phrase] | None:
+    """Return None if `defence` passes a replay of `plan`, else (kind, what went wrong), said
+    when shown (``.text()``).
 
     The kinds (keys of `DEFENCE_HINTS`): "invalid" (malformed defence), "leak" (the secret left
     ops.example), "blocked" (the mail to `colleague` was not sent), "asked" (with `quiet`: the user
@@ -228,23 +228,21 @@ def judge_defence(
     try:
         outbox, transcript = run_defence(defence, plan, pages=pages)
     except ValueError as exc:
-        return "invalid", str(exc)
+        return "invalid", Phrase(str(exc))
     if leaked(outbox, SECRET):
-        return "leak", _("the secret left the team: the attack still works")
+        return "leak", Phrase(N_("the secret left the team: the attack still works"))
     if colleague and not delivered(outbox, colleague):
-        return "blocked", _(
-            "the mail to {colleague} was not sent: the defence stops ordinary work"
-        ).format(colleague=colleague)
+        return "blocked", Phrase(
+            N_("the mail to {colleague} was not sent: the defence stops ordinary work"),
+            colleague=colleague,
+        )
     asked = prompts(transcript)
     if quiet and asked:
-        return (
-            "asked",
-            ngettext(
-                "the user was asked once during ordinary work with no untrusted content: "
-                "confirmation fatigue",
-                "the user was asked {n} times during ordinary work with no untrusted content: "
-                "confirmation fatigue",
-                asked,
-            ).format(n=asked),
+        return "asked", Phrase.counted(
+            "the user was asked once during ordinary work with no untrusted content: "
+            "confirmation fatigue",
+            "the user was asked {n} times during ordinary work with no untrusted content: "
+            "confirmation fatigue",
+            asked,
         )
     return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -136,6 +137,18 @@ def graded(tmp_path_factory):
     return rows, {s: re.sub(r"\\(.)", r"\1", text) for s, text in feedback.items()}
 
 
+@pytest.fixture(scope="module")
+def results(graded, tmp_path_factory):
+    """The instructor's results JSONL of the `graded` class: student -> case id -> case."""
+    del graded
+    folder = next(Path(tmp_path_factory.getbasetemp()).glob("language*"))
+    rows = [json.loads(line) for line in (folder / "gradebook.jsonl").read_text().splitlines()]
+    return {
+        student: {case["id"]: case for row in rows if row["student"] == student for case in row["cases"]}
+        for student in ("en", "zh")
+    }
+
+
 def test_a_chinese_students_wrong_answers_score_exactly_as_the_english_ones(graded):
     rows, _ = graded
     scores = {s: {k: v for k, v in row.items() if k != "seconds"} for s, row in rows.items()}
@@ -161,6 +174,20 @@ def test_a_chinese_students_feedback_has_no_english_sentence_of_the_graders_temp
     assert "['annotated-file-ops/delete_file', 'log-tidy/disk_usage']" in chinese
     assert "1 tool without annotations" in english and "tool(s)" not in english
     assert len(_english_in(english, fragments)) > 20  # the check can fail: English has them
+
+
+def test_the_instructors_results_are_english_whatever_the_students_language(results):
+    # The rule a wrong answer broke (course_lib.feedback, course_lib.replay) is said when the
+    # feedback is written: the results JSONL holds it in English for both students, so the
+    # class summary's "most common hint" counts one hint once, not once per language.
+    assert results["zh"].keys() == results["en"].keys()
+    for case_id, case in results["zh"].items():
+        english = results["en"][case_id]
+        for key in ("label", "hint", "detail", "feedback"):
+            assert not HAN.search(case[key]), (case_id, key, case[key])
+            assert case[key] == english[key], (case_id, key)
+    hinted = [c for c in results["en"].values() if c["status"] == "failed" and c["hint"]]
+    assert len(hinted) >= 8  # the check can fail: wrong answers with rules
 
 
 def test_every_hidden_case_label_and_hint_is_a_translated_template():

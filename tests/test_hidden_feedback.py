@@ -15,7 +15,7 @@ def test_an_idempotent_write_predicted_allow_is_told_idempotent_is_not_read_only
     assert isinstance(problem, tuple)
     message, hint = problem
     assert "expected confirm / treat as untrusted" in message.english()
-    assert "idempotent is not read-only" in hint and "defaults" not in hint
+    assert "idempotent is not read-only" in hint.english() and "defaults" not in hint.english()
 
 
 def test_a_prediction_written_with_the_decision_values_is_judged_like_its_text():
@@ -30,20 +30,20 @@ def test_a_prediction_written_with_the_decision_values_is_judged_like_its_text()
 
 def test_a_missed_untrusted_rule_is_told_the_trust_rule():
     _message, hint = _cases()["2a.B"].judge(["allow", "trust output"])
-    assert "untrusted" in hint
+    assert "untrusted" in hint.english()
 
 
 def test_a_wrong_open_world_is_told_the_absent_default():
     _message, hint = _cases()["2a.E"].judge(["allow", "trust output"])
-    assert "absent openWorldHint means true" in hint
+    assert "absent openWorldHint means true" in hint.english()
 
 
 def test_a_missed_additive_lie_and_a_false_alarm_get_different_rules():
     cases = _cases()
     _m, missed = cases["4a.additive_deleted"].judge(None)
     _m, alarm = cases["4a.destructive_deleted"].judge("it deleted a file")
-    assert "destructiveHint: false" in missed
-    assert "promise nothing" in alarm
+    assert "destructiveHint: false" in missed.english()
+    assert "promise nothing" in alarm.english()
 
 
 def test_right_answers_pass_the_hidden_judges():

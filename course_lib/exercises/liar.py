@@ -99,7 +99,7 @@ def _check_4a(answer: Any) -> list[Mark]:
                     failed(
                         tag,
                         _("a lie went unnoticed (you returned None)"),
-                        contradiction_hint(hints, True),
+                        contradiction_hint(hints, True).text(),
                     )
                 )
             else:
@@ -107,7 +107,7 @@ def _check_4a(answer: Any) -> list[Mark]:
                     failed(
                         tag,
                         _("a false alarm: {value}").format(value=repr(got)),
-                        contradiction_hint(hints, False),
+                        contradiction_hint(hints, False).text(),
                     )
                 )
     return outcomes

@@ -81,7 +81,7 @@ def _decision_mark(label: str, got: Any, hints: Any, trusted: bool) -> Mark:
         _("expected {expected}, got {before} / {after}").format(
             expected=_shown(expected), before=normal[0], after=normal[1]
         ),
-        decision_hint(hints, trusted, normal),
+        decision_hint(hints, trusted, normal).text(),
     )
 
 

@@ -123,7 +123,7 @@ def _check_3b(answer: Any) -> list[Mark]:
             outcomes.append(passed(f"{key}: {_(scenario['must'])}"))
         else:
             kind, message = problem
-            outcomes.append(failed(key, message, _(DEFENCE_HINTS[kind])))
+            outcomes.append(failed(key, message.text(), _(DEFENCE_HINTS[kind])))
     return outcomes
 
 

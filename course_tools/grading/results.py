@@ -2,9 +2,9 @@
 
 What a result shows the learner (a case's label, hint and the judge's message) stays a `Phrase`
 until the feedback is written in the student's language; the instructor's files (the results
-JSONL, the summary) hold it in English. (A rule the course says itself, from
-`course_lib.feedback` or `course_lib.replay`, is said once, in the student's language, as the
-judge runs.)
+JSONL, the summary) hold it in English, whatever the student's language: the judges run in
+English, and a rule the course says itself (`course_lib.feedback`, `course_lib.replay`) is a
+`Phrase` too.
 
 Introduced in: docs/instructor.md
 """

@@ -23,7 +23,7 @@ from typing import Any
 
 import nbformat
 
-from course_lib.i18n import using
+from course_lib.i18n import ENGLISH, using
 from course_lib.safe_text import printable
 
 from .attempt import Run, attempt, cell_ref, scored_zero
@@ -170,7 +170,7 @@ async def grade_notebook(
     else:
         result.language = notebook_language(loaded.nb)
         run = await asyncio.to_thread(Run.build, loaded.nb, exercise)
-        with using(result.language):  # this task's judges speak the student's language
+        with using(ENGLISH):  # judged in English: feedback is said later, in theirs
             judged = await _run_kernels(run, exercise, limits, isolation, result)
             await _settle(result, exercise, judged, loaded.nb)
     result.seconds = round(time.monotonic() - started, 2)

@@ -53,7 +53,7 @@ def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
     """Judge a (before, after) pair; on a mistake, the hint names the rule that answer broke."""
     expected = reference_pair(hints, trusted)
 
-    def judge(value: Any) -> tuple[Phrase, str] | Phrase | None:
+    def judge(value: Any) -> tuple[Phrase, Phrase] | Phrase | None:
         got = decision_pair(value)
         if got is None:
             return Phrase(N_("not a (before, after) pair of decisions"))
@@ -66,7 +66,7 @@ def _pair_judge(hints: dict[str, Any] | None, trusted: bool):
             got_before=str(got[0]),
             got_after=str(got[1]),
         )
-        return shown, decision_hint(hints, trusted, got)  # the hint: in the student's language
+        return shown, decision_hint(hints, trusted, got)
 
     return judge
 

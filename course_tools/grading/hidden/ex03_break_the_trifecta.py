@@ -119,7 +119,7 @@ def _scenario_judge(key: str):
     scenario = HIDDEN_SCENARIOS[key]
     colleague = scenario["plan"][-1][1]["to"]
 
-    def judge(value: Any) -> tuple[str, Phrase] | None:
+    def judge(value: Any) -> tuple[Phrase, Phrase] | None:
         problem = judge_defence(
             _defence(value),
             scenario["plan"],
@@ -129,7 +129,7 @@ def _scenario_judge(key: str):
         )
         if problem is None:
             return None
-        kind, message = problem  # the message: in the student's language already
+        kind, message = problem
         # the rule for this way of failing, not the case's general hint
         return message, Phrase(DEFENCE_HINTS[kind])
 

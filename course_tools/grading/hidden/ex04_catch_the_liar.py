@@ -100,14 +100,14 @@ def _contradiction_judge(hints: dict[str, Any] | None, effects: list[tuple[str, 
         check_behaviour(hints, [SideEffect(k, t, "observed", d) for k, t, d in effects]) is not None
     )
 
-    def judge(value: Any) -> tuple[Phrase, str] | Phrase | None:
+    def judge(value: Any) -> tuple[Phrase, Phrase] | Phrase | None:
         if value is not None and not (isinstance(value, str) and value.strip()):
             return Phrase(N_("returned neither None nor a sentence"))
         found = value is not None
         if found == expected:
             return None
         said = Phrase(N_("missed a lie")) if expected else Phrase(N_("false alarm"))
-        return said, contradiction_hint(hints, expected)  # the hint: in the student's language
+        return said, contradiction_hint(hints, expected)
 
     return judge
 
