@@ -18,6 +18,7 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
+from course_lib.phrase import Phrase
 from course_tools.grading import load_exercises
 from course_tools.grading.report import feedback_text, student_row, write_gradebook
 from course_tools.grading.results import CaseResult, ExerciseResult
@@ -65,7 +66,7 @@ def exercises():
 @pytest.mark.parametrize("attack", XSS)
 def test_a_students_name_and_notes_render_as_text_never_as_markup(exercises, attack):
     result = ExerciseResult(attack, EX1, "graded", 0.0, 12.0)
-    result.notes.append(f'code cell 2 ("{attack}") and the code cells after it did not run')
+    result.notes.append(Phrase(f'code cell 2 ("{attack}") and the code cells after it did not run'))
     result.cases = [CaseResult("1a", "a case", "failed", 0.0, 1.0, hint="a hint")]
     rendered = _rendered(feedback_text(attack, [result], exercises))
     assert {tag for tag, _ in rendered.tags} <= PLAIN_TAGS, rendered.tags
@@ -128,7 +129,7 @@ def test_kernel_text_stays_out_of_the_students_feedback():
     result = ExerciseResult(
         student="s", exercise=first, status="kernel died", score=0.0, max_score=1.0
     )
-    result.notes.append("the kernel died while probing case 2b")
+    result.notes.append(Phrase("the kernel died while probing case 2b"))
     result.kernel_log.append(f"predict({{}}, True)  # {SECRET}\x1b[2J")
     row = student_row("s", [result], exercises)
     feedback = feedback_text("s", [result], exercises)

@@ -36,7 +36,7 @@ def exercises():
 def test_a_fifo_named_like_a_notebook_is_refused_at_once(tmp_path):
     os.mkfifo(tmp_path / f"{EX1}.ipynb")  # reading it would wait forever for a writer
     loaded = asyncio.run(asyncio.wait_for(load(tmp_path / f"{EX1}.ipynb", tmp_path), 5))
-    assert loaded.nb is None and "not a regular file" in loaded.problem
+    assert loaded.nb is None and "not a regular file" in loaded.problem.english()
 
 
 def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
@@ -48,7 +48,7 @@ def test_links_out_of_the_submissions_folder_are_not_followed(tmp_path):
     (subs / "linker" / f"{EX1}.ipynb").symlink_to(tmp_path / "solution.ipynb")
     for student in ("zero", "linker"):
         loaded = asyncio.run(load(subs / student / f"{EX1}.ipynb", subs))
-        assert loaded.nb is None and "outside the submissions folder" in loaded.problem
+        assert loaded.nb is None and "outside the submissions folder" in loaded.problem.english()
 
 
 def test_a_link_inside_the_class_folder_is_read_but_a_folder_is_not(tmp_path):
@@ -66,7 +66,7 @@ def test_at_most_the_limit_and_one_byte_is_read(tmp_path):
         handle.truncate(50_000_000)  # sparse: 50 MB that cost nothing to make
     assert len(read_bounded(tmp_path, big, 1000)) == 1001
     loaded = asyncio.run(load(big, tmp_path))
-    assert loaded.nb is None and "larger than 20 MB" in loaded.problem
+    assert loaded.nb is None and "larger than 20 MB" in loaded.problem.english()
 
 
 def test_feedback_file_names_are_unique_and_keep_non_ascii_names():
@@ -201,7 +201,7 @@ def test_a_row_graded_without_isolation_says_so(tmp_path, exercises):
         )
     )
     assert result.status == "invalid notebook"
-    assert any("WITHOUT isolation" in n for n in result.notes)
+    assert any("WITHOUT isolation" in n.english() for n in result.notes)
 
 
 def test_grading_without_isolation_warns_in_the_terminal_and_every_row(tmp_path, capsys):
@@ -335,7 +335,7 @@ def test_a_hard_linked_submission_is_graded_from_a_copy_and_says_so(tmp_path, ex
             root=tmp_path / "subs",
         )
     )  # fmt: skip
-    said = " | ".join(result.notes)
+    said = " | ".join(n.english() for n in result.notes)
     assert "hard link" in said and "2 names" in said and "read once, as a copy" in said, said
 
 

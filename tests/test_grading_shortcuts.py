@@ -77,6 +77,10 @@ def test_honest_answers_and_the_solutions_are_not_flagged():
     assert find_shortcut(["def predict(:\n"], RULE["2b"]) is None  # not Python: nothing to judge
 
 
+def _notes(result) -> list[str]:
+    return [n.english() for n in result.notes]
+
+
 def _graded(name: str, replace: str, source: str, tmp_path: Path):
     nb = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
     nb = copy.deepcopy(nb)
@@ -94,7 +98,7 @@ def test_a_cheat_is_flagged_for_review_with_a_note_that_teaches(tmp_path):
     result, exercise = _graded(name, "def predict", CHEATS_2B["reference_pair"], tmp_path)
     assert result.status == "review"
     assert result.score == round(sum(c.points for c in result.cases), 2)
-    note = next(n for n in result.notes if n.startswith(f"part {part}"))
+    note = next(n for n in _notes(result) if n.startswith(f"part {part}"))
     assert words in note and "yourself" in note and "before trusting its" in note
     assert inline(note) in feedback_text("learner", [result], {name: exercise})  # as text
 
@@ -138,7 +142,7 @@ def test_code_the_check_cannot_read_is_flagged_in_bounded_time_and_keeps_its_poi
     assert time.process_time() - started < 5
     assert all(c.status == "passed" for c in result.cases)  # nothing taken away
     assert result.status == "review"
-    note = next(n for n in result.notes if n.startswith("part 2b"))
+    note = next(n for n in _notes(result) if n.startswith("part 2b"))
     assert "could not" in note and "instructor will read" in note, note
     assert ("RecursionError" in note) == (len(source) < 200_000)
 
@@ -152,7 +156,7 @@ def test_an_error_in_the_check_never_stops_the_notebook(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "apply_rules", broken)
     result, exercise = _graded(EX2, "def predict", HONEST_2B.replace("%time predict(None, True)\n", ""), tmp_path)
     assert result.cases and any(c.status == "passed" for c in result.cases)
-    assert any("RuntimeError" in n for n in result.notes), result.notes
+    assert any("RuntimeError" in n for n in _notes(result)), _notes(result)
 
 
 def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
@@ -163,7 +167,7 @@ def test_a_flagged_part_keeps_its_points_and_asks_for_review_kindly(tmp_path):
     assert result.status == "review"
     assert result.score == round(sum(c.points for c in result.cases), 2)
     assert all(c.status in ("passed", "failed") for c in part)  # the probes' own verdicts
-    note = next(n for n in result.notes if n.startswith("part 2b"))
+    note = next(n for n in _notes(result) if n.startswith("part 2b"))
     assert "appears to use the course's reference client (`decide`)" in note
     assert f"before trusting its {earned:g} points" in note
     assert "write the rules yourself" in note and "instructor will read" in note
@@ -257,7 +261,7 @@ def test_a_writefile_module_that_uses_the_reference_is_flagged():
 def test_a_4a_answer_that_calls_the_librarys_check_is_graded_by_its_cases_alone(tmp_path):
     cheat = "from course_lib.audit import check_behaviour\ncontradiction = check_behaviour\n"
     result, exercise = _graded(EX4, "def contradiction", cheat, tmp_path)
-    assert result.status == "graded" and not [n for n in result.notes if n.startswith("part 4a")]
+    assert result.status == "graded" and not [n for n in _notes(result) if n.startswith("part 4a")]
 
 
 def test_a_part_that_earned_nothing_is_not_flagged():

@@ -16,6 +16,8 @@ from typing import Any
 
 import nbformat
 
+from course_lib.i18n import N_
+from course_lib.phrase import Phrase
 from course_lib.safe_text import printable
 
 from .cases import Case, Exercise
@@ -26,7 +28,7 @@ from .results import CaseResult, ExerciseResult, Limits, judge
 __all__ = ["Run", "attempt", "cell_ref", "scored_zero"]
 
 
-def cell_ref(nb: Any, index: int) -> str:
+def cell_ref(nb: Any, index: int) -> Phrase:
     """Name a learner's code cell for the notes: its number (from 1) and its first line."""
     first = next(
         (line.strip() for line in str(nb.cells[index].source).splitlines() if line.strip()), ""
@@ -34,7 +36,9 @@ def cell_ref(nb: Any, index: int) -> str:
     if len(first) > 40:
         first = first[:39] + "…"
     first = printable(first)  # the learner's text: no control character reaches a terminal
-    return f'code cell {index + 1} ("{first}")' if first else f"code cell {index + 1} (empty)"
+    if not first:
+        return Phrase(N_("code cell {number} (empty)"), number=index + 1)
+    return Phrase(N_('code cell {number} ("{first}")'), number=index + 1, first=first)
 
 
 # Python's own exception names: the only names from the kernel a student's feedback repeats.
@@ -45,7 +49,7 @@ _BUILTIN_ERRORS = frozenset(
 )
 
 
-def _raised(nb: Any, index: int, result: ExerciseResult) -> str:
+def _raised(nb: Any, index: int, result: ExerciseResult) -> Phrase:
     """What the notes say about a learner's cell that raised, in the grader's words.
 
     The exception's name is the kernel's text: a class can be called anything
@@ -61,11 +65,11 @@ def _raised(nb: Any, index: int, result: ExerciseResult) -> str:
         "",
     )
     if ename in _BUILTIN_ERRORS:
-        return f"{cell_ref(nb, index)} raised {ename}"
+        return Phrase(N_("{cell} raised {error}"), cell=cell_ref(nb, index), error=ename)
     result.kernel_log.append(
         f"code cell {index + 1} raised an exception named {printable(ename, limit=80)!r}"
     )
-    return f"{cell_ref(nb, index)} raised an exception"
+    return Phrase(N_("{cell} raised an exception"), cell=cell_ref(nb, index))
 
 
 def scored_zero(case: Case, status: str, detail: str) -> CaseResult:
@@ -124,12 +128,12 @@ async def _run_learner_cells(
     learner_deadline: float,
     limits: Limits,
     result: ExerciseResult,
-) -> tuple[int | None, list[str]]:
+) -> tuple[int | None, list[Phrase]]:
     """Run the learner's cells.
 
     Return (index of a cell that ended, killed or froze the kernel, or None; error notes).
     """
-    errors: list[str] = []
+    errors: list[Phrase] = []
     nb = run.nb
     for index in range(run.learner_cells):
         if index in skip:
@@ -138,27 +142,39 @@ async def _run_learner_cells(
         if remaining < 1:
             result.status = "timed out"
             result.notes.append(
-                f"the notebook time limit was reached; {cell_ref(nb, index)} "
-                "and the code cells after it did not run"
+                Phrase(
+                    N_(
+                        "the notebook time limit was reached; {cell} and the code cells after "
+                        "it did not run"
+                    ),
+                    cell=cell_ref(nb, index),
+                )
             )
             break
         outcome = await run_cell(client, nb, index, min(limits.cell_timeout, remaining))
         if outcome == "exit":  # exit() or quit(): not an error, but the kernel is ending
-            result.notes.append(f"{cell_ref(nb, index)} ends the kernel (exit or quit)")
+            result.notes.append(
+                Phrase(N_("{cell} ends the kernel (exit or quit)"), cell=cell_ref(nb, index))
+            )
             return index, errors
         if outcome == "dead":
             result.status = "kernel died"
-            result.notes.append(f"the kernel died while running {cell_ref(nb, index)}")
+            result.notes.append(
+                Phrase(N_("the kernel died while running {cell}"), cell=cell_ref(nb, index))
+            )
             return index, errors
         if outcome == "timeout":
             result.status = "timed out"
             result.notes.append(
-                f"{cell_ref(nb, index)} hit the time limit of {limits.cell_timeout:g} s "
-                "and was interrupted"
+                Phrase(
+                    N_("{cell} hit the time limit of {seconds} s and was interrupted"),
+                    cell=cell_ref(nb, index),
+                    seconds=f"{limits.cell_timeout:g}",
+                )
             )
             if not await responsive(client, nb, run.ping):
                 result.notes.append(
-                    "the kernel did not respond after the interrupt and was stopped"
+                    Phrase(N_("the kernel did not respond after the interrupt and was stopped"))
                 )
                 return index, errors
         elif outcome == "error":
@@ -196,7 +212,9 @@ async def _probe_cases(
                 case, "error", f"the kernel ended while evaluating {case.target}"
             )
             result.status = "kernel died"
-            result.notes.append(f"the kernel died while probing case {case.id}")
+            result.notes.append(
+                Phrase(N_("the kernel died while probing case {case}"), case=case.id)
+            )
             return case.id
         if outcome == "timeout":
             hung_targets[case.target] = hung_targets.get(case.target, 0) + 1
@@ -205,7 +223,12 @@ async def _probe_cases(
             )
             if not await responsive(client, nb, run.ping):
                 result.notes.append(
-                    "the kernel did not respond after a probe was interrupted and was stopped"
+                    Phrase(
+                        N_(
+                            "the kernel did not respond after a probe was interrupted and was "
+                            "stopped"
+                        )
+                    )
                 )
                 return None
             continue
@@ -231,7 +254,7 @@ async def attempt(
     result: ExerciseResult,
     judged: dict[str, CaseResult],
     skip: set[int],
-) -> tuple[bool, int | None, list[str]]:
+) -> tuple[bool, int | None, list[Phrase]]:
     """Run the notebook once in `kernel`: the learner's cells, then the cases not judged yet.
 
     Returns (finished, the cell that ended the kernel or None, the learner's errors); not
@@ -241,7 +264,7 @@ async def attempt(
         client = await asyncio.wait_for(kernel.start(run.nb, run.probe_cells, limits), timeout=90)
     except asyncio.TimeoutError:
         result.status = "kernel died"
-        result.notes.append("the kernel did not start within 90 s")
+        result.notes.append(Phrase(N_("the kernel did not start within 90 s")))
         _keep_stderr(kernel, result)
         return True, None, []
     await run_cell(client, run.nb, run.warm, 90)
@@ -254,7 +277,7 @@ async def attempt(
     deadline = clock + limits.notebook_timeout
     died_in = await _probe_cases(client, run, exercise, deadline, limits, result, judged)
     if client.truncated:
-        result.notes.append("some output was longer than the limit and was cut")
+        result.notes.append(Phrase(N_("some output was longer than the limit and was cut")))
     if died_in is not None:
         _keep_stderr(kernel, result)
     return died_in is None, None, errors

@@ -232,7 +232,7 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
                 ]
                 problems.append(
                     f"{where}: {result.score:g}/{result.max_score:g} {result.status}; "
-                    f"{'; '.join(failed)}; {' | '.join(result.notes)}"
+                    f"{'; '.join(failed)}; {' | '.join(n.english() for n in result.notes)}"
                 )
             if not expect_full and (result.score != 0 or result.status != "not attempted"):
                 odd = [f"{c.id} ({c.status})" for c in result.cases if c.status != "not attempted"]
@@ -247,7 +247,7 @@ def _self_test(args: argparse.Namespace, exercises: dict[str, Exercise], limits:
                 )
                 problems.append(
                     f"{plain}{where}: {result.score:g}/{result.max_score:g} {result.status}; "
-                    f"{'; '.join(odd)}; {' | '.join(result.notes)}"
+                    f"{'; '.join(odd)}; {' | '.join(n.english() for n in result.notes)}"
                 )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "gradebook.csv"

@@ -24,7 +24,7 @@ from course_lib.safe_text import printable
 from .cases import Exercise
 from .inert_markdown import inline
 from .output_files import replace_file, spreadsheet_text
-from .results import STATUSES, CaseResult, ExerciseResult
+from .results import ISOLATION_NOTE, STATUSES, CaseResult, ExerciseResult
 
 __all__ = [
     "feedback_language",
@@ -64,14 +64,15 @@ def student_row(
     all_notes = list(notes)
     # A note every exercise shares (grading without isolation) comes first, once.
     shared = [
-        n
+        n.english()
         for n in dict.fromkeys(n for r in results for n in r.notes)
-        if n.startswith("graded WITHOUT isolation")
+        if n.template == ISOLATION_NOTE
     ]
     all_notes = shared + all_notes
     for result in results:
         # One entry per exercise: its status (unless graded) and its notes, each said once.
-        said = [n for n in dict.fromkeys(result.notes) if n != result.status and n not in shared]
+        english = dict.fromkeys(n.english() for n in result.notes)
+        said = [n for n in english if n != result.status and n not in shared]
         if result.status != "graded":
             all_notes.append(
                 f"{result.exercise}: {result.status}" + (f": {'; '.join(said)}" if said else "")
@@ -244,7 +245,7 @@ def feedback_text(
                     status=_(result.status),
                 )
             )
-            lines += [_("- note: {note}").format(note=inline(_(n))) for n in result.notes]
+            lines += [_("- note: {note}").format(note=inline(n.text())) for n in result.notes]
             if result.status == "missing":  # nothing handed in: no list of cases that did not run
                 lines.append("")
                 continue

@@ -91,7 +91,9 @@ class ExerciseResult:
     score: float
     max_score: float
     cases: list[CaseResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    # what the grader says about the run (a cell that raised, a time limit), said in the
+    # student's language in their feedback and in English in the instructor's files
+    notes: list[Phrase] = field(default_factory=list)
     # Text the kernel produced (its stderr): the student's code chose it, and while a probe runs
     # it can see that probe's inputs, so it goes to the instructor's files, never to feedback.
     kernel_log: list[str] = field(default_factory=list)
@@ -101,11 +103,19 @@ class ExerciseResult:
     language: str = "en"  # the notebook's (metadata "language"): the feedback's language
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(replace(self, cases=[])), "cases": [c.as_dict() for c in self.cases]}
+        """As the results JSONL holds it: every text in English."""
+        plain = asdict(replace(self, cases=[], notes=[]))
+        notes = [n.english() for n in self.notes]
+        return {**plain, "notes": notes, "cases": [c.as_dict() for c in self.cases]}
+
+
+NOT_HANDED_IN = Phrase(N_("no notebook handed in"))
+# The note on every result whose kernels ran without isolation (`runner.isolation_note`).
+ISOLATION_NOTE = N_("graded WITHOUT isolation ({reason}): the code ran with the grader's rights")
 
 
 def missing_result(
-    student: str, exercise: Exercise, note: str = "no notebook handed in"
+    student: str, exercise: Exercise, note: Phrase = NOT_HANDED_IN
 ) -> ExerciseResult:
     """Return the result for an exercise the student did not hand in."""
     cases = [CaseResult(c.id, c.label, "not run", 0.0, c.points) for c in exercise.cases]

@@ -23,13 +23,14 @@ from typing import Any
 
 import nbformat
 
-from course_lib.i18n import ENGLISH, using
+from course_lib.i18n import ENGLISH, N_, using
+from course_lib.phrase import Phrase
 from course_lib.safe_text import printable
 
 from .attempt import Run, attempt, cell_ref, scored_zero
 from .cases import Exercise
 from .kernel import Kernel
-from .results import CaseResult, ExerciseResult, Limits
+from .results import ISOLATION_NOTE, CaseResult, ExerciseResult, Limits
 from .sandbox import Isolation, choose_isolation
 from .shortcuts import apply_rules
 from .submission import load, notebook_language
@@ -51,19 +52,23 @@ def default_isolation() -> Isolation:
     return _DEFAULT_ISOLATION[0]
 
 
-def isolation_note(isolation: Isolation) -> str:
+def isolation_note(isolation: Isolation) -> Phrase:
     """The note every gradebook row carries when its kernels ran without isolation."""
-    return f"graded WITHOUT isolation ({isolation.reason}): the code ran with the grader's rights"
+    return Phrase(ISOLATION_NOTE, reason=isolation.reason)
 
 
+_AGAIN = Phrase(N_("ran the notebook again in a fresh kernel for the remaining cases"))
 # Kernels per notebook: a cell that ended the kernel is skipped; a probe that did is not retried.
 MAX_ATTEMPTS = 3
 
 
 def _out_of_memory_note(kernel: Kernel, result: ExerciseResult) -> None:
-    note = (
-        f"the kernel went over its memory bound ({kernel.limits.memory_bytes // 1024**2} MiB "
-        "for all its processes together) and one of them was stopped"
+    note = Phrase(
+        N_(
+            "the kernel went over its memory bound ({mib} MiB for all its processes together) "
+            "and one of them was stopped"
+        ),
+        mib=kernel.limits.memory_bytes // 1024**2,
     )
     if kernel.out_of_memory() and note not in result.notes:
         result.notes.append(note)
@@ -80,7 +85,7 @@ async def _run_kernels(
     """
     judged: dict[str, CaseResult] = {}
     skip: set[int] = set()
-    errors: list[str] = []
+    errors: list[Phrase] = []
     kernels: list[Kernel] = []
     try:
         for number in range(1, MAX_ATTEMPTS + 1):
@@ -95,25 +100,35 @@ async def _run_kernels(
                 break
             if bad is None:
                 if len(judged) < len(exercise.cases):
-                    result.notes.append(
-                        "ran the notebook again in a fresh kernel for the remaining cases"
-                    )
+                    result.notes.append(_AGAIN)
                 continue
             skip.add(bad)
             result.notes.append(
-                f"ran the notebook again in a fresh kernel without {cell_ref(run.nb, bad)}"
+                Phrase(
+                    N_("ran the notebook again in a fresh kernel without {cell}"),
+                    cell=cell_ref(run.nb, bad),
+                )
             )
         if errors:
-            result.notes.append("; ".join(errors[:3]) + ("; ..." if len(errors) > 3 else ""))
+            result.notes.append(_first_errors(errors))
     except Exception as exc:  # noqa: BLE001 - one broken submission must never stop the batch
         result.status = "kernel died"
         result.notes.append(
-            f"grading this notebook failed: {type(exc).__name__}: {printable(str(exc), limit=200)}"
+            Phrase(
+                N_("grading this notebook failed: {error}"),
+                error=f"{type(exc).__name__}: {printable(str(exc), limit=200)}",
+            )
         )
     finally:
         for kernel in kernels:
             await kernel.close()
     return judged
+
+
+def _first_errors(errors: list[Phrase]) -> Phrase:
+    """The learner's cells that raised, the first three of them, as one note."""
+    listed = Phrase.listing(tuple(errors[:3]))
+    return Phrase(N_("{errors}; ..."), errors=listed) if len(errors) > 3 else listed
 
 
 async def _settle(
@@ -128,13 +143,20 @@ async def _settle(
         await asyncio.to_thread(apply_rules, result, exercise, sources)
     except Exception as exc:  # noqa: BLE001 - one broken submission must never stop the batch
         result.notes.append(
-            f"the check for a 'write it yourself' part failed: {type(exc).__name__}: "
-            f"{printable(str(exc), limit=200)}"
+            Phrase(
+                N_("the check for a 'write it yourself' part failed: {error}"),
+                error=f"{type(exc).__name__}: {printable(str(exc), limit=200)}",
+            )
         )
     result.score = round(sum(c.points for c in result.cases), 2)
     if any(c.status == "tampered" for c in result.cases):
         result.notes.append(
-            "a probe's output was tampered with (several result markers); those cases score 0"
+            Phrase(
+                N_(
+                    "a probe's output was tampered with (several result markers); those cases "
+                    "score 0"
+                )
+            )
         )
     if result.status == "graded" and all(c.status == "not attempted" for c in result.cases):
         result.status = "not attempted"
@@ -165,7 +187,7 @@ async def grade_notebook(
     result.notes += [loaded.note] if loaded.note else []
     if loaded.nb is None:
         result.status = "invalid notebook"
-        result.notes.append(loaded.problem)
+        result.notes += [loaded.problem] if loaded.problem else []
         result.cases = [CaseResult(c.id, c.label, "not run", 0.0, c.points) for c in exercise.cases]
     else:
         result.language = notebook_language(loaded.nb)

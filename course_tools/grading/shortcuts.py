@@ -32,6 +32,9 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from course_lib.i18n import N_
+from course_lib.phrase import Phrase
+
 from .bindings import Bindings, cell_bindings, imported, read_bindings, root_name
 from .cases import Exercise
 from .cells import Unreadable
@@ -66,11 +69,13 @@ class Rule:
     part: str  # its cases are those whose id starts with "<part>."
     target: str
     forbidden: frozenset[str]
-    what: str  # what the forbidden names are, for the note
-    task: str  # what the part asks the learner to write
+    what: str  # what the forbidden names are, for the note (a catalog template)
+    task: str  # what the part asks the learner to write (a catalog template)
 
 
-RULES = (Rule("02", "2b", "predict", _CLIENT, "the course's reference client", "the rules"),)
+RULES = (
+    Rule("02", "2b", "predict", _CLIENT, N_("the course's reference client"), N_("the rules")),
+)
 
 _IMPORTERS = frozenset({"__import__", "import_module"})
 
@@ -215,21 +220,34 @@ def apply_rules(result: ExerciseResult, exercise: Exercise, sources: Sequence[st
         if rule.exercise != exercise.number or not earned:  # no points, nothing to trust
             continue
         if size > MAX_SOURCE_CHARS:  # bounded time and memory, whatever the notebook holds
-            what = (
-                f"code could not be checked ({size:,} characters, more than {MAX_SOURCE_CHARS:,})"
+            what = Phrase(
+                N_("code could not be checked ({size} characters, more than {most})"),
+                size=f"{size:,}",
+                most=f"{MAX_SOURCE_CHARS:,}",
             )
         else:
             try:
                 name = find_shortcut(sources, rule)
             except Exception as exc:  # noqa: BLE001 - pathological code must not stop the grader
                 why = str(exc) if isinstance(exc, Unreadable) else type(exc).__name__
-                name, what = "", f"code could not be read by the check ({why})"
+                name, what = "", Phrase(N_("code could not be read by the check ({why})"), why=why)
             if name is None:
                 continue
-            what = what if not name else f"answer appears to use {rule.what} (`{name}`)"
+            if name:
+                what = Phrase(
+                    N_("answer appears to use {what} (`{name}`)"), what=Phrase(rule.what), name=name
+                )
         result.notes.append(
-            f"part {rule.part}'s {what}; the part asks you to write {rule.task} yourself, so your "
-            f"instructor will read it before trusting its {earned:g} points"
+            Phrase(
+                N_(
+                    "part {part}'s {what}; the part asks you to write {task} yourself, so your "
+                    "instructor will read it before trusting its {points} points"
+                ),
+                part=rule.part,
+                what=what,
+                task=Phrase(rule.task),
+                points=f"{earned:g}",
+            )
         )
         if result.status == "graded":
             result.status = REVIEW

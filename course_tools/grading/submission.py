@@ -18,7 +18,8 @@ from typing import Any
 
 import nbformat
 
-from course_lib.i18n import normalise
+from course_lib.i18n import N_, normalise
+from course_lib.phrase import Phrase
 
 __all__ = [
     "notebook_language",
@@ -44,12 +45,16 @@ class Loaded:
 
     nb: Any | None
     sha256: str = ""
-    problem: str = ""
-    note: str = ""
+    problem: Phrase | None = None
+    note: Phrase | None = None
 
 
 class Refused(Exception):
-    """A submission file the grader will not open; the message says why."""
+    """A submission file the grader will not open; `why` says why."""
+
+    def __init__(self, why: Phrase) -> None:
+        super().__init__(why.english())
+        self.why = why
 
 
 def _open_beneath(root: Path, path: Path) -> int:
@@ -62,7 +67,12 @@ def _open_beneath(root: Path, path: Path) -> int:
     real_root, real = os.path.realpath(root), os.path.realpath(path)
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise Refused(
-            "it is a link to a file outside the submissions folder; hand in the notebook itself"
+            Phrase(
+                N_(
+                    "it is a link to a file outside the submissions folder; hand in the notebook "
+                    "itself"
+                )
+            )
         )
     nofollow, nonblock = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_NONBLOCK", 0)
     if os.open in os.supports_dir_fd and nofollow:
@@ -82,7 +92,9 @@ def _open_beneath(root: Path, path: Path) -> int:
         leaf = os.open(real, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     if not stat.S_ISREG(os.fstat(leaf).st_mode):
         os.close(leaf)
-        raise Refused("it is not a regular file (a FIFO, device or folder named like a notebook)")
+        raise Refused(
+            Phrase(N_("it is not a regular file (a FIFO, device or folder named like a notebook)"))
+        )
     return leaf
 
 
@@ -132,37 +144,51 @@ async def _in_thread(work: Callable[[], Any], timeout: float) -> Any:
     return await asyncio.wait_for(future, timeout)
 
 
-def _parse(data: bytes) -> tuple[Any | None, str]:
-    """(notebook, "") or (None, why not): the cell count is checked before nbformat reads it."""
+def _parse(data: bytes) -> tuple[Any | None, Phrase | None]:
+    """(notebook, None) or (None, why not): the cell count is checked before nbformat reads it."""
     try:
         raw = json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
-        return None, "not a readable notebook (not JSON)"
+        return None, Phrase(N_("not a readable notebook (not JSON)"))
     cells = raw.get("cells") if isinstance(raw, dict) else None
     count = len(cells) if isinstance(cells, list) else 0
     if count > MAX_CELLS:
-        return None, (
-            f"the notebook has {count:,} cells; the grader reads notebooks of at most "
-            f"{MAX_CELLS:,} cells: hand in the exercise's notebook without the extra cells"
+        return None, Phrase(
+            N_(
+                "the notebook has {count} cells; the grader reads notebooks of at most {most} "
+                "cells: hand in the exercise's notebook without the extra cells"
+            ),
+            count=f"{count:,}",
+            most=f"{MAX_CELLS:,}",
         )
     try:
         nb = nbformat.reads(data.decode("utf-8"), as_version=4)
         cells = list(nb.cells)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is an invalid notebook
-        return None, f"not a readable notebook ({type(exc).__name__})"
+        return None, Phrase(N_("not a readable notebook ({error})"), error=type(exc).__name__)
     code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
     if not all(isinstance(c.get("source"), str) for c in code):
-        return None, "a code cell has no readable source"
-    return nb, ""
+        return None, Phrase(N_("a code cell has no readable source"))
+    return nb, None
 
 
-def _hard_link_note(links: int, digest: str) -> str:
+def _hard_link_note(links: int, digest: str) -> Phrase | None:
     if links <= 1:
-        return ""
-    return (
-        f"the notebook is a hard link ({links} names for one file, which may live outside the "
-        f"submissions folder): it was read once, as a copy (sha256 {digest[:12]}), and that copy "
-        "was graded; check that it is the learner's own file"
+        return None
+    return Phrase(
+        N_(
+            "the notebook is a hard link ({links} names for one file, which may live outside the "
+            "submissions folder): it was read once, as a copy (sha256 {digest}), and that copy "
+            "was graded; check that it is the learner's own file"
+        ),
+        links=links,
+        digest=digest[:12],
+    )
+
+
+def _took_longer(what: str, seconds: float) -> Phrase:
+    return Phrase(
+        N_("{what} took longer than {seconds} s"), what=Phrase(what), seconds=f"{seconds:g}"
     )
 
 
@@ -184,17 +210,19 @@ async def load(path: Path, root: Path | None = None) -> Loaded:
             lambda: _read(root or path.parent, path, MAX_NOTEBOOK_BYTES), READ_TIMEOUT
         )
     except Refused as exc:
-        return Loaded(None, problem=f"not opened: {exc}")
+        return Loaded(None, problem=Phrase(N_("not opened: {why}"), why=exc.why))
     except asyncio.TimeoutError:
-        return Loaded(None, problem=f"reading the file took longer than {READ_TIMEOUT:g} s")
+        return Loaded(None, problem=_took_longer(N_("reading the file"), READ_TIMEOUT))
     except OSError as exc:
-        return Loaded(None, problem=f"cannot read the file ({exc.strerror or type(exc).__name__})")
+        why = exc.strerror or type(exc).__name__
+        return Loaded(None, problem=Phrase(N_("cannot read the file ({why})"), why=why))
     if len(data) > MAX_NOTEBOOK_BYTES:
-        return Loaded(None, problem=f"the file is larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
+        most = MAX_NOTEBOOK_BYTES // 1_000_000
+        return Loaded(None, problem=Phrase(N_("the file is larger than {most} MB"), most=most))
     digest = hashlib.sha256(data).hexdigest()
     note = _hard_link_note(links, digest)
     try:
         nb, problem = await _in_thread(lambda: _parse(data), PARSE_TIMEOUT)
     except asyncio.TimeoutError:
-        nb, problem = None, f"reading the notebook took longer than {PARSE_TIMEOUT:g} s"
+        nb, problem = None, _took_longer(N_("reading the notebook"), PARSE_TIMEOUT)
     return Loaded(nb, digest, problem, note)

@@ -169,10 +169,9 @@ def _references(
 
 async def _read_all(
     submissions: Sequence[Submission], root: Path
-) -> dict[tuple[str, str], tuple[Any | None, str]]:
-    async def one(sub: Submission, exercise: str, path: Path) -> tuple[Any | None, str]:
-        loaded = await load(path, root)
-        return loaded.nb, loaded.problem
+) -> dict[tuple[str, str], Any | None]:
+    async def one(sub: Submission, exercise: str, path: Path) -> Any | None:
+        return (await load(path, root)).nb
 
     work = [(s, e, p) for s in submissions for e, p in s.notebooks.items()]
     read = await asyncio.gather(*(one(*w) for w in work))
@@ -199,7 +198,7 @@ def collect_written(
             for sub in submissions:
                 if exercise_id not in sub.notebooks:
                     continue
-                notebook, _problem = notebooks[(sub.student, exercise_id)]
+                notebook = notebooks[(sub.student, exercise_id)]
                 if notebook is None:
                     answers.append(Answer(sub.student, AnswerState.UNREADABLE))
                 else:
