@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .decisions import Decision, PreCall, Trust, as_trust
+from .i18n import N_
 from .legs import Leg
 from .policy import SPEC, Policy, decide
 from .trifecta import SessionReport, SessionTool
@@ -44,7 +45,7 @@ def check_on_taint(value: Any) -> PreCall | None:
     """
     if value is None:
         return None
-    return member(PreCall, value, "on_taint", choices=TAINT_ACTIONS, also="None (no defence)")
+    return member(PreCall, value, "on_taint", choices=TAINT_ACTIONS, also=N_("None (no defence)"))
 
 
 # The taint rule, as lesson 04 shows it in a cell (tests/test_saved_cells.py keeps the two equal).

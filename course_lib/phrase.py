@@ -24,7 +24,7 @@ from typing import Union
 
 from .i18n import ENGLISH, gettext_, ngettext_, using
 
-__all__ = ["Phrase", "Value", "as_phrase"]
+__all__ = ["Phrase", "Refusal", "Value", "as_phrase"]
 
 Value = Union[str, int, float, "Phrase", tuple["Phrase", ...]]
 """What fills a placeholder: data as it is, a `Phrase` translated, several Phrases as a list."""
@@ -89,3 +89,15 @@ def _shown(value: Value) -> str | int | float:
 def as_phrase(said: str | Phrase) -> Phrase:
     """`said` as a Phrase: a plain string is shown as it is (translated if the catalog has it)."""
     return said if isinstance(said, Phrase) else Phrase(said)
+
+
+class Refusal(ValueError):
+    """A `ValueError` whose message is a `Phrase`: said in the language in use when shown (a
+    learner's self-check, a traceback), in English with ``said.english()``."""
+
+    def __init__(self, said: Phrase) -> None:
+        super().__init__(said)
+        self.said = said
+
+    def __str__(self) -> str:
+        return self.said.text()

@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any, NoReturn, TypeVar
 
+from .i18n import N_
+from .phrase import Phrase, Refusal
+
 __all__ = ["member", "parse"]
 
 E = TypeVar("E", bound=Enum)
@@ -29,9 +32,14 @@ def _find(kind: type[E], text: str) -> E | None:
     return next((m for m in kind if wanted in {_normal(str(m.value)), m.name.lower()}), None)
 
 
-def _spelled(kind: type[Enum], members: Sequence[Enum], also: str = "") -> str:
-    names = [f"{kind.__name__}.{m.name}" for m in members] + ([also] if also else [])
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+def _spelled(kind: type[Enum], members: Sequence[Enum], also: str = "") -> Phrase:
+    """The values to write, ``PreCall.CONFIRM, PreCall.DENY or None`` (`also` translated)."""
+    names = [f"{kind.__name__}.{m.name}" for m in members]
+    if not also and len(names) == 1:
+        return Phrase("{name}", name=names[0])
+    *first, last = names + [also] if also else names
+    shown_last = Phrase(also) if also else Phrase("{name}", name=last)
+    return Phrase(N_("{first} or {last}"), first=", ".join(first), last=shown_last)
 
 
 def member(
@@ -48,16 +56,20 @@ def member(
     allowed = list(choices) or list(kind)
     if isinstance(value, kind) and value in allowed:
         return value
-    advice = ""
-    if isinstance(value, str):
-        match = _find(kind, value)
-        shown = f"the string {value[:80]!r}"
-        if match is not None and match in allowed:
-            name = kind.__name__
-            advice = f": write {name}.{match.name} (from course_lib import {name})"
-    else:
-        shown = repr(value)[:80]
-    _refuse(f"{what} must be {_spelled(kind, allowed, also)}, not {shown}{advice}")
+    if not isinstance(value, str):
+        _refuse(what, _spelled(kind, allowed, also), Phrase("{value}", value=repr(value)[:80]))
+    shown = Phrase(N_("the string {text}"), text=repr(value[:80]))
+    match = _find(kind, value)
+    if match is None or match not in allowed:
+        _refuse(what, _spelled(kind, allowed, also), shown)
+    name = kind.__name__
+    write = Phrase(
+        N_("{got}: write {name}.{member} (from course_lib import {name})"),
+        got=shown,
+        name=name,
+        member=match.name,
+    )
+    _refuse(what, _spelled(kind, allowed, also), write)
 
 
 def parse(
@@ -76,8 +88,9 @@ def parse(
         match = _find(kind, value)
     if match is not None and match in allowed:
         return match
-    _refuse(f"{what} must be {_spelled(kind, allowed, also)}, not {repr(value)[:80]}")
+    _refuse(what, _spelled(kind, allowed, also), Phrase("{value}", value=repr(value)[:80]))
 
 
-def _refuse(message: str) -> NoReturn:
-    raise ValueError(message)
+def _refuse(what: str, allowed: Phrase, got: Phrase) -> NoReturn:
+    said = Phrase(N_("{what} must be {allowed}, not {got}"), what=what, allowed=allowed, got=got)
+    raise Refusal(said)

@@ -166,3 +166,22 @@ def test_a_message_is_said_in_the_language_in_use_and_its_data_never_changes():
     assert label.text("zh_CN") == "predict 预测：追加性写入，不可信服务器"
     # text from elsewhere, braces and all, is shown as it is
     assert Phrase("RULES must be a dict such as {'allow': [...]}").text("zh_CN") == "RULES must be a dict such as {'allow': [...]}"
+
+
+@pytest.mark.parametrize(
+    ("defence", "english"),
+    [
+        ({"auto_approve": set(), "on_taint": "ask"}, "on_taint must be PreCall.CONFIRM"),
+        ({"auto_approve": {"nope"}, "on_taint": None}, "names tools the session does not have"),
+        ({"auto_approve": "read_note", "on_taint": None}, "must be a set of tool names"),
+        ({"on_taint": None}, "DEFENCE must be a dict with exactly the keys"),
+    ],
+)
+def test_a_malformed_defence_is_told_in_the_learners_language(capsys, defence, english):
+    check("3b", defence)
+    assert english in capsys.readouterr().out
+    with using("zh_CN"):
+        check("3b", defence)
+    said = [line for line in capsys.readouterr().out.splitlines() if "DEFENCE" in line]
+    assert said and all(HAN.search(line) for line in said), said
+    assert english not in "\n".join(said)
